@@ -1,0 +1,63 @@
+import type { Action, Reason, RunKindName, RunState } from '../core/types.js';
+
+/** What happened to one target in this pass (SPEC.md section 4). */
+export const RESULTS = ['would-delete', 'deleted', 'gone', 'changed', 'failed', 'aborted', 'kept'] as const;
+export type Result = (typeof RESULTS)[number];
+
+export interface ReportReference {
+  kind: RunKindName;
+  name: string;
+  state: RunState;
+  finishedAt?: string;
+}
+
+export interface ReportItem {
+  namespace: string;
+  name: string;
+  uid: string;
+  createdAt: string;
+  action: Action;
+  reason: Reason;
+  message: string;
+  references: ReportReference[];
+  result: Result;
+}
+
+export interface ReportScope {
+  /** `["*"]` for all namespaces, else the names given. */
+  namespaces: string[];
+  excludedNamespaces: string[];
+  selector: string;
+}
+
+export interface ReportSummary {
+  targets: number;
+  runs: number;
+  delete: number;
+  keep: number;
+  /** Only results that occurred, in RESULTS order. */
+  results: Partial<Record<Result, number>>;
+  /** Only reasons that occurred, in REASONS order. */
+  reasons: Partial<Record<Reason, number>>;
+}
+
+/** The report of one pass: the JSON of SPEC.md section 4, field for field. */
+export interface Report {
+  apiVersion: 'tekton-resource-gc.io/v1';
+  kind: 'GCReport';
+  dryRun: boolean;
+  startedAt: string;
+  finishedAt: string;
+  scope: ReportScope;
+  summary: ReportSummary;
+  /** Sorted by namespace, then name. */
+  items: ReportItem[];
+  /**
+   * Pass-level failures (a list that failed, a pass stopped by SIGTERM). Present only
+   * when there were any, so a clean report is exactly SPEC.md's shape.
+   */
+  errors?: string[];
+}
+
+export const OUTPUT_FORMATS = ['text', 'json', 'markdown'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
