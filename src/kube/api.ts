@@ -1,0 +1,224 @@
+import { KubeError, type RequestPurpose } from './errors.js';
+import { errorFrom, type KubeHttp } from './http.js';
+
+/** A collection the API server serves: `group` is empty for the core group. */
+export interface ApiResource {
+  group: string;
+  version: string;
+  plural: string;
+}
+
+/** `pipelineruns.tekton.dev`, or `namespaces` for the core group: how RBAC names it. */
+export function resourceName(resource: ApiResource): string {
+  return resource.group === '' ? resource.plural : `${resource.plural}.${resource.group}`;
+}
+
+function groupVersionPath(resource: Pick<ApiResource, 'group' | 'version'>): string {
+  return resource.group === '' ? `/api/${resource.version}` : `/apis/${resource.group}/${resource.version}`;
+}
+
+/** The path of a collection, in one namespace or (namespace empty) across all. */
+export function collectionPath(resource: ApiResource, namespace: string): string {
+  const scope = namespace === '' ? '' : `/namespaces/${encodeURIComponent(namespace)}`;
+  return `${groupVersionPath(resource)}${scope}/${resource.plural}`;
+}
+
+export function objectPath(resource: ApiResource, namespace: string, name: string): string {
+  return `${collectionPath(resource, namespace)}/${encodeURIComponent(name)}`;
+}
+
+function purpose(verb: string, resource: ApiResource, namespace: string): RequestPurpose {
+  return { verb, resource: resourceName(resource), namespace };
+}
+
+/**
+ * The versions of `group` the server serves, each with the plurals it serves.
+ * An empty map when the group is not served at all.
+ */
+export async function servedResources(http: KubeHttp, group: string): Promise<Map<string, Set<string>>> {
+  const served = new Map<string, Set<string>>();
+  const groupPurpose: RequestPurpose = { verb: 'get', resource: `apis/${group}`, namespace: '' };
+  const apiGroup = await http.jsonOrNull(groupPurpose, { method: 'GET', path: `/apis/${group}` });
+  if (apiGroup === null) {
+    return served;
+  }
+  for (const version of versionsOf(apiGroup)) {
+    const list = await http.json(groupPurpose, { method: 'GET', path: `/apis/${group}/${version}` });
+    served.set(version, pluralsOf(list));
+  }
+  return served;
+}
+
+function versionsOf(apiGroup: unknown): string[] {
+  const versions = (apiGroup as { versions?: unknown }).versions;
+  if (!Array.isArray(versions)) {
+    return [];
+  }
+  return versions
+    .map((entry) => (entry as { version?: unknown }).version)
+    .filter((version): version is string => typeof version === 'string');
+}
+
+function pluralsOf(resourceList: unknown): Set<string> {
+  const resources = (resourceList as { resources?: unknown }).resources;
+  const plurals = new Set<string>();
+  if (Array.isArray(resources)) {
+    for (const entry of resources) {
+      const name = (entry as { name?: unknown }).name;
+      // Subresources (`pipelineruns/status`) are listed too; only collections count.
+      if (typeof name === 'string' && !name.includes('/')) {
+        plurals.add(name);
+      }
+    }
+  }
+  return plurals;
+}
+
+export interface ListOptions {
+  /** Empty: across all namespaces. */
+  namespace: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  pageSize: number;
+  /** An Accept header, e.g. for PartialObjectMetadataList; JSON objects by default. */
+  accept?: string;
+}
+
+export interface ListResult<T> {
+  records: T[];
+  /** The resourceVersion of the list: a point from which a watch sees every later change. */
+  resourceVersion: string;
+}
+
+/** How often a list whose continue token expired (410) is started again from the top. */
+const MAX_LIST_RESTARTS = 3;
+
+/**
+ * Pages through a collection (`limit`/`continue`) and turns each item into a record as
+ * its page arrives, so only the records stay in memory, never a whole collection.
+ * A continue token that expired (410) restarts the list: pages from two snapshots are
+ * never mixed.
+ */
+export async function listAll<T>(
+  http: KubeHttp,
+  resource: ApiResource,
+  options: ListOptions,
+  toRecord: (item: unknown) => T,
+): Promise<ListResult<T>> {
+  for (let restart = 0; ; restart++) {
+    try {
+      return await listOnce(http, resource, options, toRecord);
+    } catch (error) {
+      if (!(error instanceof ExpiredContinue) || restart >= MAX_LIST_RESTARTS) {
+        throw error instanceof ExpiredContinue ? error.cause : error;
+      }
+    }
+  }
+}
+
+class ExpiredContinue extends Error {
+  constructor(override readonly cause: KubeError) {
+    super(cause.message);
+  }
+}
+
+async function listOnce<T>(
+  http: KubeHttp,
+  resource: ApiResource,
+  options: ListOptions,
+  toRecord: (item: unknown) => T,
+): Promise<ListResult<T>> {
+  const records: T[] = [];
+  const why = purpose('list', resource, options.namespace);
+  let continueToken = '';
+  let resourceVersion = '';
+  do {
+    const query = {
+      limit: options.pageSize,
+      continue: continueToken,
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+    };
+    let page: unknown;
+    try {
+      page = await http.json(why, {
+        method: 'GET',
+        path: collectionPath(resource, options.namespace),
+        query,
+        ...(options.accept === undefined ? {} : { accept: options.accept }),
+      });
+    } catch (error) {
+      if (error instanceof KubeError && error.status === 410 && continueToken !== '') {
+        throw new ExpiredContinue(error);
+      }
+      throw error;
+    }
+    const { items, metadata } = page as { items?: unknown; metadata?: { continue?: unknown; resourceVersion?: unknown } };
+    if (!Array.isArray(items)) {
+      throw new KubeError(0, why, 'the list answer has no items array');
+    }
+    for (const item of items) {
+      records.push(toRecord(item));
+    }
+    continueToken = typeof metadata?.continue === 'string' ? metadata.continue : '';
+    if (typeof metadata?.resourceVersion === 'string') {
+      resourceVersion = metadata.resourceVersion;
+    }
+  } while (continueToken !== '');
+  return { records, resourceVersion };
+}
+
+/** One object, or null when it does not exist. */
+export async function getObject(
+  http: KubeHttp,
+  resource: ApiResource,
+  namespace: string,
+  name: string,
+): Promise<unknown> {
+  return http.jsonOrNull(purpose('get', resource, namespace), {
+    method: 'GET',
+    path: objectPath(resource, namespace, name),
+  });
+}
+
+export type DeleteOutcome = 'deleted' | 'gone' | 'changed';
+
+/** The identity of the object as it was listed: a delete of anything else is refused. */
+export interface Preconditions {
+  uid: string;
+  resourceVersion: string;
+}
+
+/**
+ * Deletes the object only if it is still the one that was listed (uid) and has not
+ * changed since (resourceVersion). 404 and 409 are outcomes, not failures.
+ */
+export async function deleteIfUnchanged(
+  http: KubeHttp,
+  resource: ApiResource,
+  target: { namespace: string; name: string },
+  preconditions: Preconditions,
+): Promise<DeleteOutcome> {
+  const why = purpose('delete', resource, target.namespace);
+  const response = await http.send(why, {
+    method: 'DELETE',
+    path: objectPath(resource, target.namespace, target.name),
+    body: {
+      apiVersion: 'v1',
+      kind: 'DeleteOptions',
+      propagationPolicy: 'Background',
+      preconditions,
+    },
+  });
+  if (response.status === 404) {
+    return 'gone';
+  }
+  if (response.status === 409) {
+    return 'changed';
+  }
+  if (response.status >= 200 && response.status <= 299) {
+    return 'deleted';
+  }
+  // Any other refusal (403, 400, 422) is a failure the caller reports.
+  throw errorFrom(response, why);
+}

@@ -1,0 +1,320 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeError, isRetryable, type RequestPurpose } from './errors.js';
+
+/** How hard to try before a request counts as failed for good. */
+export interface RetryPolicy {
+  /** Attempts in all, the first included. */
+  maxAttempts: number;
+  initialDelayMs: number;
+  maxDelayMs: number;
+  /** No retry starts once this much time has passed since the first attempt. */
+  maxTotalMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxAttempts: 6,
+  initialDelayMs: 250,
+  maxDelayMs: 10_000,
+  maxTotalMs: 60_000,
+};
+
+/** Counters a benchmark or report can read. */
+export interface TrafficStats {
+  requests: number;
+  retries: number;
+  bytesReceived: number;
+}
+
+export interface KubeRequest {
+  method: 'GET' | 'DELETE' | 'POST';
+  /** Path below the server URL, e.g. `/apis/tekton.dev/v1beta1/pipelineruns`. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** Accept header; JSON by default. */
+  accept?: string;
+}
+
+export interface KubeResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export interface HttpOptions {
+  /** Sockets kept open to the server; deletes in flight never exceed it. */
+  maxSockets: number;
+  retry: RetryPolicy;
+  /** A request with no complete answer after this long is abandoned (and retried). */
+  requestTimeoutMs: number;
+  /** Injected so tests and the sweep decide how waiting happens. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The one way this program talks to the API server: JSON over HTTP(S) with the
+ * credentials of a KubeConfig, one keep-alive agent for all requests, and retries with
+ * backoff for throttling and server errors. It knows nothing about decisions.
+ */
+export class KubeHttp {
+  readonly stats: TrafficStats = { requests: 0, retries: 0, bytesReceived: 0 };
+  private readonly base: URL;
+  private readonly agent: http.Agent;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  private constructor(
+    private readonly kubeConfig: KubeConfig,
+    private readonly options: HttpOptions,
+    tls: https.AgentOptions,
+  ) {
+    const cluster = kubeConfig.getCurrentCluster();
+    if (cluster === null) {
+      throw new Error('the kubeconfig has no current cluster');
+    }
+    this.base = new URL(cluster.server);
+    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, ...tls };
+    this.agent = this.base.protocol === 'http:' ? new http.Agent(agentOptions) : new https.Agent(agentOptions);
+    this.sleep = options.sleep ?? defaultSleep;
+  }
+
+  static async create(kubeConfig: KubeConfig, options: HttpOptions): Promise<KubeHttp> {
+    const probe: https.RequestOptions = {};
+    await kubeConfig.applyToHTTPSOptions(probe);
+    const tls: https.AgentOptions = {};
+    // client-node builds a new agent per call; keep its TLS material and share one agent.
+    for (const key of ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const) {
+      if (probe[key] !== undefined) {
+        Object.assign(tls, { [key]: probe[key] });
+      }
+    }
+    return new KubeHttp(kubeConfig, options, tls);
+  }
+
+  get server(): string {
+    return this.base.toString();
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  /**
+   * Sends the request and parses the JSON answer, retrying what is worth retrying
+   * (a truncated body included); any answer but 2xx throws a KubeError.
+   */
+  async json(purpose: RequestPurpose, request: KubeRequest): Promise<unknown> {
+    return this.withRetries(purpose, request, (response) => parseJson(response, purpose));
+  }
+
+  /** Like json(), but a 404 (the object or API is not there) answers null. */
+  async jsonOrNull(purpose: RequestPurpose, request: KubeRequest): Promise<unknown> {
+    return this.withRetries(purpose, request, (response) =>
+      response.status === 404 ? null : parseJson(response, purpose),
+    );
+  }
+
+  /** Like json() but hands back 4xx answers (a delete's 404 and 409 are results, not failures). */
+  async send(purpose: RequestPurpose, request: KubeRequest): Promise<KubeResponse> {
+    return this.withRetries(purpose, request, (response) => response);
+  }
+
+  private async withRetries<T>(
+    purpose: RequestPurpose,
+    request: KubeRequest,
+    interpret: (response: KubeResponse) => T | KubeError,
+  ): Promise<T> {
+    const { retry } = this.options;
+    const started = Date.now();
+    for (let attempt = 1; ; attempt++) {
+      const response = await this.attempt(purpose, request);
+      const outcome = response instanceof KubeError ? response : interpret(response);
+      if (!(outcome instanceof KubeError)) {
+        return outcome;
+      }
+      const delay = this.retryDelay(outcome, attempt);
+      const elapsed = Date.now() - started;
+      if (!isRetryable(outcome) || attempt >= retry.maxAttempts || elapsed + delay > retry.maxTotalMs) {
+        throw outcome;
+      }
+      this.stats.retries++;
+      await this.sleep(delay);
+    }
+  }
+
+  /** Opens a streaming GET (a watch) and hands each complete line to onLine. */
+  async stream(
+    purpose: RequestPurpose,
+    request: KubeRequest,
+    onLine: (line: string) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const options = await this.requestOptions(request);
+    return new Promise((resolve, reject) => {
+      const req = this.transport().request({ ...options, signal }, (res) => {
+        const status = res.statusCode ?? 0;
+        if (status < 200 || status > 299) {
+          collect(res)
+            .then((body) => reject(errorFrom({ status, headers: res.headers, body }, purpose)))
+            .catch(reject);
+          return;
+        }
+        let pending = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          this.stats.bytesReceived += chunk.length;
+          pending += chunk;
+          let newline = pending.indexOf('\n');
+          while (newline >= 0) {
+            const line = pending.slice(0, newline);
+            pending = pending.slice(newline + 1);
+            if (line.trim() !== '') {
+              onLine(line);
+            }
+            newline = pending.indexOf('\n');
+          }
+        });
+        res.on('end', () => resolve());
+        res.on('error', (error) => (signal.aborted ? resolve() : reject(networkError(error, purpose))));
+      });
+      this.stats.requests++;
+      req.on('error', (error) => (signal.aborted ? resolve() : reject(networkError(error, purpose))));
+      req.end();
+    });
+  }
+
+  private transport(): typeof http | typeof https {
+    return this.base.protocol === 'http:' ? http : https;
+  }
+
+  private async requestOptions(request: KubeRequest): Promise<https.RequestOptions> {
+    const url = new URL(request.path, this.base);
+    for (const [key, value] of Object.entries(request.query ?? {})) {
+      if (value !== undefined && value !== '') {
+        url.searchParams.set(key, String(value));
+      }
+    }
+    // Fresh credentials each time: exec plugins and projected tokens rotate.
+    const auth: https.RequestOptions = { headers: {} };
+    await this.kubeConfig.applyToHTTPSOptions(auth);
+    const headers: http.OutgoingHttpHeaders = {
+      ...(auth.headers as http.OutgoingHttpHeaders),
+      accept: request.accept ?? 'application/json',
+      'user-agent': 'tekton-resource-gc',
+    };
+    if (typeof auth.auth === 'string') {
+      headers.authorization = `Basic ${Buffer.from(auth.auth).toString('base64')}`;
+    }
+    if (request.body !== undefined) {
+      headers['content-type'] = 'application/json';
+    }
+    return {
+      protocol: url.protocol,
+      hostname: url.hostname,
+      port: url.port,
+      path: `${url.pathname}${url.search}`,
+      method: request.method,
+      headers,
+      agent: this.agent,
+      timeout: this.options.requestTimeoutMs,
+    };
+  }
+
+  private async attempt(purpose: RequestPurpose, request: KubeRequest): Promise<KubeResponse | KubeError> {
+    const options = await this.requestOptions(request);
+    const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
+    this.stats.requests++;
+    try {
+      const response = await new Promise<KubeResponse>((resolve, reject) => {
+        const req = this.transport().request(options, (res) => {
+          collect(res)
+            .then((body) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
+            .catch(reject);
+        });
+        req.on('timeout', () => req.destroy(new Error(`no answer within ${this.options.requestTimeoutMs} ms`)));
+        req.on('error', reject);
+        req.end(payload);
+      });
+      this.stats.bytesReceived += response.body.length;
+      return response.status >= 429 || response.status === 0 ? errorFrom(response, purpose) : response;
+    } catch (error) {
+      return networkError(error, purpose);
+    }
+  }
+
+  private retryDelay(error: KubeError, attempt: number): number {
+    const { initialDelayMs, maxDelayMs } = this.options.retry;
+    const backoff = Math.min(maxDelayMs, initialDelayMs * 2 ** (attempt - 1));
+    const jittered = backoff / 2 + Math.random() * (backoff / 2);
+    return Math.max(jittered, error.retryAfterMs);
+  }
+}
+
+function collect(res: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => {
+      if (!res.complete) {
+        reject(new Error('the connection closed before the whole response arrived'));
+        return;
+      }
+      resolve(Buffer.concat(chunks));
+    });
+    res.on('error', reject);
+    res.on('aborted', () => reject(new Error('the response was aborted')));
+  });
+}
+
+function networkError(error: unknown, purpose: RequestPurpose): KubeError {
+  const detail = error instanceof Error ? error.message : String(error);
+  return new KubeError(0, purpose, detail);
+}
+
+/** The server's Status object says most; fall back to the raw body. */
+export function errorFrom(response: KubeResponse, purpose: RequestPurpose): KubeError {
+  let detail = response.body.toString('utf8').slice(0, 500).trim();
+  let reason = '';
+  try {
+    const status = JSON.parse(response.body.toString('utf8')) as { message?: unknown; reason?: unknown };
+    if (typeof status.message === 'string') {
+      detail = status.message;
+    }
+    if (typeof status.reason === 'string') {
+      reason = status.reason;
+    }
+  } catch {
+    // Not a Status object (a proxy's HTML page, a truncated body): keep the raw text.
+  }
+  return new KubeError(response.status, purpose, detail || `HTTP ${response.status}`, {
+    reason,
+    retryAfterMs: retryAfterMs(response.headers['retry-after']),
+  });
+}
+
+function retryAfterMs(header: string | undefined): number {
+  if (header === undefined) {
+    return 0;
+  }
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) {
+    return seconds * 1000;
+  }
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? 0 : Math.max(0, date - Date.now());
+}
+
+function parseJson(response: KubeResponse, purpose: RequestPurpose): unknown {
+  if (response.status < 200 || response.status > 299) {
+    return errorFrom(response, purpose);
+  }
+  try {
+    return JSON.parse(response.body.toString('utf8')) as unknown;
+  } catch {
+    // Status 0: a broken answer is treated like a broken connection, and retried.
+    return new KubeError(0, purpose, `the response was not valid JSON (${response.body.length} bytes)`);
+  }
+}
