@@ -1,0 +1,86 @@
+import { REASONS, type Reason } from '../core/types.js';
+import { RESULTS, type Report, type ReportItem, type ReportReference, type Result } from './model.js';
+
+/** What each result means, as the summary line says it: `3 would be deleted`. */
+const RESULT_PHRASES: { readonly [R in Result]: string } = {
+  'would-delete': 'would be deleted',
+  deleted: 'deleted',
+  gone: 'already gone',
+  changed: 'changed since listed',
+  failed: 'failed',
+  aborted: 'aborted',
+  kept: 'kept',
+};
+
+/**
+ * A target shared by many runs would stretch its row across the screen; the first few
+ * say enough here, and the JSON report has them all.
+ */
+export const REFERENCES_SHOWN = 3;
+
+const COLUMNS = ['NAMESPACE', 'NAME', 'ACTION', 'RESULT', 'REASON', 'REFERENCING RUNS'] as const;
+
+/** A table a person reads, widths fitting the content, then one summary line. */
+export function renderText(report: Report): string {
+  const lines = report.items.length === 0 ? [] : table([[...COLUMNS], ...report.items.map(row)]);
+  for (const error of report.errors ?? []) lines.push(`error: ${oneLine(error)}`);
+  lines.push(summaryLine(report));
+  return `${lines.join('\n')}\n`;
+}
+
+/** e.g. `dry run: 3 targets, 7 runs: 1 would be deleted, 2 kept (retained 1, runs-finished 1)` */
+export function summaryLine(report: Report): string {
+  const { summary } = report;
+  const counted = `${modeName(report)}: ${plural(summary.targets, 'target')}, ${plural(summary.runs, 'run')}`;
+  if (summary.targets === 0) return `${counted}: nothing to do`;
+  return `${counted}: ${describeResults(summary.results)} (${describeReasons(summary.reasons)})`;
+}
+
+export function modeName(report: Pick<Report, 'dryRun'>): string {
+  return report.dryRun ? 'dry run' : 'live';
+}
+
+/** e.g. `1 would be deleted, 2 kept`, in RESULTS order. */
+export function describeResults(results: Partial<Record<Result, number>>): string {
+  return RESULTS.flatMap((result) => {
+    const count = results[result];
+    return count === undefined || count === 0 ? [] : [`${count} ${RESULT_PHRASES[result]}`];
+  }).join(', ');
+}
+
+/** e.g. `retained 1, runs-finished 1`, in rule order. */
+export function describeReasons(reasons: Partial<Record<Reason, number>>): string {
+  return REASONS.flatMap((reason) => {
+    const count = reasons[reason];
+    return count === undefined || count === 0 ? [] : [`${reason} ${count}`];
+  }).join(', ');
+}
+
+/** e.g. `PipelineRun/build-1 (succeeded), TaskRun/lint-1 (running), +2 more`; `-` for none. */
+export function describeReferences(references: readonly ReportReference[]): string {
+  if (references.length === 0) return '-';
+  const shown = references.slice(0, REFERENCES_SHOWN).map((ref) => `${ref.kind}/${ref.name} (${ref.state})`);
+  const hidden = references.length - REFERENCES_SHOWN;
+  if (hidden > 0) shown.push(`+${hidden} more`);
+  return shown.join(', ');
+}
+
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+function row(item: ReportItem): string[] {
+  return [item.namespace, item.name, item.action, item.result, item.reason, describeReferences(item.references)];
+}
+
+/** Columns two spaces apart, the last one unpadded so no line ends in spaces. */
+function table(rows: readonly string[][]): string[] {
+  const widths = COLUMNS.map((_, column) => Math.max(...rows.map((cells) => (cells[column] ?? '').length)));
+  return rows.map((cells) =>
+    cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  '),
+  );
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ');
+}

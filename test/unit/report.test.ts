@@ -1,0 +1,417 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import type { Action, Decision, Reason, ReferenceView, RunKindName, RunState } from '../../src/core/types.js';
+import { buildReport, type PassRecord } from '../../src/report/build.js';
+import { renderJson } from '../../src/report/json.js';
+import { escapeMarkdown, renderMarkdown } from '../../src/report/markdown.js';
+import { OUTPUT_FORMATS, type Report, type Result } from '../../src/report/model.js';
+import { RENDERERS, renderReport } from '../../src/report/render.js';
+import { renderText, summaryLine } from '../../src/report/text.js';
+
+const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'golden');
+
+/**
+ * Compares output with test/golden/<name>. `UPDATE_GOLDEN=1` rewrites the file instead;
+ * review the diff before committing it.
+ */
+function assertGolden(name: string, actual: string): void {
+  const path = join(GOLDEN_DIR, name);
+  if (process.env.UPDATE_GOLDEN === '1') {
+    mkdirSync(GOLDEN_DIR, { recursive: true });
+    writeFileSync(path, actual);
+    return;
+  }
+  assert.ok(existsSync(path), `golden file ${path} is missing: run the tests with UPDATE_GOLDEN=1 to create it`);
+  assert.equal(actual, readFileSync(path, 'utf8'), `output differs from ${path}; if the change is intended, run with UPDATE_GOLDEN=1`);
+}
+
+function run(kind: RunKindName, name: string, state: RunState, finishedAt?: string): ReferenceView {
+  return finishedAt === undefined ? { kind, name, state, via: 'spec' } : { kind, name, state, finishedAt, via: 'spec' };
+}
+
+interface DecisionSpec {
+  namespace: string;
+  name: string;
+  action: Action;
+  reason: Reason;
+  message: string;
+  references?: ReferenceView[];
+}
+
+function decision(spec: DecisionSpec): Decision {
+  return {
+    target: {
+      namespace: spec.namespace,
+      name: spec.name,
+      uid: `uid-${spec.namespace}-${spec.name}`,
+      resourceVersion: '1',
+      createdAt: '2026-11-20T08:00:00Z',
+      labels: {},
+      annotations: {},
+      ownerReferences: [],
+    },
+    action: spec.action,
+    reason: spec.reason,
+    message: spec.message,
+    references: spec.references ?? [],
+    warnings: [],
+  };
+}
+
+/** A CI cluster on a normal night: per-commit resources, a shared cache, a few kept ones. Deliberately unsorted. */
+const NIGHT: Decision[] = [
+  decision({ namespace: 'team-a', name: 'orphan-src', action: 'delete', reason: 'unreferenced', message: 'no run references it' }),
+  decision({
+    namespace: 'ci',
+    name: 'src-abc123',
+    action: 'delete',
+    reason: 'runs-finished',
+    message: 'all 2 referencing runs finished; last at 2026-11-28T22:14:03Z',
+    references: [
+      run('PipelineRun', 'build-abc123', 'succeeded', '2026-11-28T22:14:03Z'),
+      run('TaskRun', 'build-abc123-fetch', 'succeeded', '2026-11-28T22:10:41Z'),
+    ],
+  }),
+  decision({
+    namespace: 'ci',
+    name: 'img-abc123',
+    action: 'delete',
+    reason: 'runs-finished',
+    message: 'all 1 referencing runs finished; last at 2026-11-28T22:14:03Z',
+    references: [run('PipelineRun', 'build-abc123', 'failed', '2026-11-28T22:14:03Z')],
+  }),
+  decision({
+    namespace: 'ci',
+    name: 'src-def456',
+    action: 'keep',
+    reason: 'referenced-by-active-run',
+    message: 'PipelineRun/build-def456 is running',
+    references: [run('PipelineRun', 'build-def456', 'running')],
+  }),
+  decision({
+    namespace: 'ci',
+    name: 'src-ghi789',
+    action: 'keep',
+    reason: 'referenced-by-active-run',
+    message: 'PipelineRun/build-ghi789 is pending',
+    references: [run('PipelineRun', 'build-ghi789', 'pending')],
+  }),
+  decision({
+    namespace: 'ci',
+    name: 'go-mod-cache',
+    action: 'keep',
+    reason: 'retain-for',
+    message: 'retain-for 7d from the last run, finished 2026-11-28T21:00:00Z: kept until 2026-12-05T21:00:00Z',
+    references: [
+      run('PipelineRun', 'nightly-1', 'succeeded', '2026-11-24T21:00:00Z'),
+      run('PipelineRun', 'nightly-2', 'cancelled', '2026-11-25T21:00:00Z'),
+      run('PipelineRun', 'nightly-3', 'failed', '2026-11-26T21:00:00Z'),
+      run('PipelineRun', 'nightly-4', 'succeeded', '2026-11-27T21:00:00Z'),
+      run('PipelineRun', 'nightly-5', 'succeeded', '2026-11-28T21:00:00Z'),
+    ],
+  }),
+  decision({ namespace: 'ci', name: 'src-new', action: 'keep', reason: 'too-young', message: 'created 12m ago; min-age is 1h' }),
+  decision({ namespace: 'team-a', name: 'base-image', action: 'keep', reason: 'retained', message: 'label tekton-resource-gc.io/retain is "true"' }),
+  decision({
+    namespace: 'team-a',
+    name: 'odd-retention',
+    action: 'keep',
+    reason: 'retention-invalid',
+    // Annotation values are free text: this one carries Markdown and HTML on purpose.
+    message: 'annotation tekton-resource-gc.io/retain-for "1 week | *maybe* <b>later</b> $5_x" is not a duration',
+  }),
+];
+
+const STARTED = new Date('2026-11-29T12:00:00.000Z');
+const FINISHED = new Date('2026-11-29T12:00:01.250Z');
+const ALL_NAMESPACES = { namespaces: [], excludeNamespaces: [], selector: '' };
+
+function pass(overrides: Partial<PassRecord>): PassRecord {
+  return {
+    dryRun: true,
+    startedAt: STARTED,
+    finishedAt: FINISHED,
+    scope: ALL_NAMESPACES,
+    runs: 11,
+    decisions: NIGHT,
+    results: new Map(),
+    ...overrides,
+  };
+}
+
+const DRY_RUN = buildReport(pass({}));
+
+const LIVE = buildReport(
+  pass({
+    dryRun: false,
+    scope: { namespaces: ['ci', 'team-a'], excludeNamespaces: ['kube-system'], selector: 'app.kubernetes.io/part-of=ci' },
+    results: new Map<string, Result>([
+      ['uid-team-a-orphan-src', 'deleted'],
+      ['uid-ci-src-abc123', 'gone'],
+      ['uid-ci-img-abc123', 'changed'],
+    ]),
+  }),
+);
+
+describe('buildReport', () => {
+  it('sorts items by namespace, then name', () => {
+    const order = DRY_RUN.items.map((item) => `${item.namespace}/${item.name}`);
+    assert.deepEqual(order, [
+      'ci/go-mod-cache',
+      'ci/img-abc123',
+      'ci/src-abc123',
+      'ci/src-def456',
+      'ci/src-ghi789',
+      'ci/src-new',
+      'team-a/base-image',
+      'team-a/odd-retention',
+      'team-a/orphan-src',
+    ]);
+  });
+
+  it('counts targets, runs and actions', () => {
+    const { targets, runs, delete: deletes, keep } = DRY_RUN.summary;
+    assert.deepEqual({ targets, runs, deletes, keep }, { targets: 9, runs: 11, deletes: 3, keep: 6 });
+  });
+
+  it('lists only nonzero results and reasons, in their fixed orders', () => {
+    assert.deepEqual(Object.entries(DRY_RUN.summary.results), [
+      ['would-delete', 3],
+      ['kept', 6],
+    ]);
+    assert.deepEqual(Object.entries(DRY_RUN.summary.reasons), [
+      ['retained', 1],
+      ['retention-invalid', 1],
+      ['referenced-by-active-run', 2],
+      ['too-young', 1],
+      ['retain-for', 1],
+      ['runs-finished', 2],
+      ['unreferenced', 1],
+    ]);
+  });
+
+  it('takes recorded results, and fills in the rest by action and mode', () => {
+    const resultOf = (report: Report, name: string): Result | undefined => report.items.find((item) => item.name === name)?.result;
+    const cases: [Report, string, Result][] = [
+      // Dry run: a delete decision without a recorded result would be deleted.
+      [DRY_RUN, 'orphan-src', 'would-delete'],
+      // Keep decisions are kept in either mode.
+      [DRY_RUN, 'base-image', 'kept'],
+      [LIVE, 'base-image', 'kept'],
+      // Live: recorded results win.
+      [LIVE, 'orphan-src', 'deleted'],
+      [LIVE, 'src-abc123', 'gone'],
+      [LIVE, 'img-abc123', 'changed'],
+    ];
+    for (const [report, name, expected] of cases) assert.equal(resultOf(report, name), expected, name);
+  });
+
+  it('reports a live delete with no recorded outcome as aborted, never as deleted', () => {
+    const report = buildReport(pass({ dryRun: false, decisions: NIGHT.filter((d) => d.target.name === 'orphan-src') }));
+    assert.equal(report.items[0]?.result, 'aborted');
+    assert.deepEqual(report.summary.results, { aborted: 1 });
+  });
+
+  it('shows all namespaces as ["*"] and keeps named scopes as given', () => {
+    assert.deepEqual(DRY_RUN.scope, { namespaces: ['*'], excludedNamespaces: [], selector: '' });
+    assert.deepEqual(LIVE.scope, {
+      namespaces: ['ci', 'team-a'],
+      excludedNamespaces: ['kube-system'],
+      selector: 'app.kubernetes.io/part-of=ci',
+    });
+  });
+
+  it('drops the internal `via` of references and omits finishedAt when unknown', () => {
+    const item = DRY_RUN.items.find((i) => i.name === 'src-def456');
+    assert.deepEqual(item?.references, [{ kind: 'PipelineRun', name: 'build-def456', state: 'running' }]);
+  });
+
+  it('carries errors only when there are some', () => {
+    assert.equal('errors' in DRY_RUN, false);
+    assert.equal('errors' in buildReport(pass({ errors: [] })), false);
+    assert.deepEqual(buildReport(pass({ errors: ['list taskruns in ci: 500'] })).errors, ['list taskruns in ci: 500']);
+  });
+
+  it('writes timestamps as ISO 8601 with milliseconds', () => {
+    assert.equal(DRY_RUN.startedAt, '2026-11-29T12:00:00.000Z');
+    assert.equal(DRY_RUN.finishedAt, '2026-11-29T12:00:01.250Z');
+  });
+});
+
+describe('renderJson', () => {
+  // SPEC.md section 4's example, with its elisions filled in: the exact shape and key order.
+  const SPEC_EXAMPLE = {
+    apiVersion: 'tekton-resource-gc.io/v1',
+    kind: 'GCReport',
+    dryRun: true,
+    startedAt: '2026-11-29T12:00:00.000Z',
+    finishedAt: '2026-11-29T12:00:01.250Z',
+    scope: { namespaces: ['*'], excludedNamespaces: [], selector: '' },
+    summary: {
+      targets: 3,
+      runs: 7,
+      delete: 1,
+      keep: 2,
+      results: { 'would-delete': 1, kept: 2 },
+      reasons: { retained: 1, 'referenced-by-active-run': 1, 'runs-finished': 1 },
+    },
+    items: [
+      {
+        namespace: 'ci',
+        name: 'src-abc123',
+        uid: 'uid-ci-src-abc123',
+        createdAt: '2026-11-20T08:00:00Z',
+        action: 'delete',
+        reason: 'runs-finished',
+        message: 'all 2 referencing runs finished; last at 2026-11-28T22:14:03Z',
+        references: [{ kind: 'PipelineRun', name: 'build-abc123', state: 'succeeded', finishedAt: '2026-11-28T22:14:03Z' }],
+        result: 'would-delete',
+      },
+      {
+        namespace: 'ci',
+        name: 'src-def456',
+        uid: 'uid-ci-src-def456',
+        createdAt: '2026-11-20T08:00:00Z',
+        action: 'keep',
+        reason: 'referenced-by-active-run',
+        message: 'PipelineRun/build-def456 is running',
+        references: [{ kind: 'PipelineRun', name: 'build-def456', state: 'running' }],
+        result: 'kept',
+      },
+      {
+        namespace: 'team-a',
+        name: 'base-image',
+        uid: 'uid-team-a-base-image',
+        createdAt: '2026-11-20T08:00:00Z',
+        action: 'keep',
+        reason: 'retained',
+        message: 'label tekton-resource-gc.io/retain is "true"',
+        references: [],
+        result: 'kept',
+      },
+    ],
+  };
+
+  const specReport = buildReport(
+    pass({
+      runs: 7,
+      decisions: [
+        decision({ namespace: 'team-a', name: 'base-image', action: 'keep', reason: 'retained', message: 'label tekton-resource-gc.io/retain is "true"' }),
+        decision({
+          namespace: 'ci',
+          name: 'src-abc123',
+          action: 'delete',
+          reason: 'runs-finished',
+          message: 'all 2 referencing runs finished; last at 2026-11-28T22:14:03Z',
+          references: [run('PipelineRun', 'build-abc123', 'succeeded', '2026-11-28T22:14:03Z')],
+        }),
+        decision({
+          namespace: 'ci',
+          name: 'src-def456',
+          action: 'keep',
+          reason: 'referenced-by-active-run',
+          message: 'PipelineRun/build-def456 is running',
+          references: [run('PipelineRun', 'build-def456', 'running')],
+        }),
+      ],
+    }),
+  );
+
+  it("is SPEC's example, pretty with 2 spaces and a trailing newline", () => {
+    assert.equal(renderJson(specReport), `${JSON.stringify(SPEC_EXAMPLE, null, 2)}\n`);
+  });
+
+  it("keeps SPEC's key order even when the Report was assembled in another order", () => {
+    const { items, summary, scope, ...head } = specReport;
+    const shuffled: Report = { items, summary: { ...summary, reasons: { ...summary.reasons } }, scope, ...head };
+    shuffled.summary.reasons = { 'runs-finished': 1, retained: 1, 'referenced-by-active-run': 1 };
+    assert.equal(renderJson(shuffled), renderJson(specReport));
+  });
+
+  it('adds errors at the end only when there are some', () => {
+    const parsed: unknown = JSON.parse(renderJson({ ...specReport, errors: ['pass stopped by SIGTERM'] }));
+    assert.deepEqual(Object.keys(parsed as object).at(-1), 'errors');
+    assert.equal(renderJson({ ...specReport, errors: [] }), renderJson(specReport));
+  });
+});
+
+describe('renderText', () => {
+  it('matches the golden dry-run table', () => assertGolden('report-dry-run.txt', renderText(DRY_RUN)));
+  it('matches the golden live table', () =>
+    assertGolden('report-live.txt', renderText({ ...LIVE, errors: ['list taskruns in team-b: 503 Service Unavailable'] })));
+
+  it('ends with exactly one summary line', () => {
+    const lines = renderText(DRY_RUN).trimEnd().split('\n');
+    assert.equal(
+      lines.at(-1),
+      'dry run: 9 targets, 11 runs: 3 would be deleted, 6 kept (retained 1, retention-invalid 1, referenced-by-active-run 2, too-young 1, retain-for 1, runs-finished 2, unreferenced 1)',
+    );
+    assert.equal(lines.filter((line) => line.startsWith('dry run:')).length, 1);
+  });
+
+  it('leaves no trailing spaces', () => {
+    for (const line of renderText(DRY_RUN).split('\n')) assert.equal(line, line.trimEnd());
+  });
+
+  it('says nothing to do, without a table, when no target is in scope', () => {
+    assert.equal(renderText(buildReport(pass({ decisions: [] }))), 'dry run: 0 targets, 11 runs: nothing to do\n');
+  });
+
+  it('uses the singular for one', () => {
+    const one = buildReport(pass({ runs: 1, decisions: NIGHT.slice(0, 1) }));
+    assert.equal(summaryLine(one), 'dry run: 1 target, 1 run: 1 would be deleted (unreferenced 1)');
+  });
+});
+
+describe('renderMarkdown', () => {
+  it('matches the golden dry-run report', () => assertGolden('report-dry-run.md', renderMarkdown(DRY_RUN)));
+  it('matches the golden live report', () =>
+    assertGolden('report-live.md', renderMarkdown({ ...LIVE, errors: ['list taskruns in team-b: 503 <Service Unavailable>'] })));
+
+  it('puts the summary before any namespace section, and every namespace table inside <details>', () => {
+    const markdown = renderMarkdown(DRY_RUN);
+    assert.ok(markdown.indexOf('| result | targets |') < markdown.indexOf('### ci'));
+    assert.equal(markdown.match(/<details>/g)?.length, 2);
+    assert.equal(markdown.match(/<\/details>/g)?.length, 2);
+  });
+
+  it('escapes Markdown and HTML so cluster text shows as written', () => {
+    const cases: [string, string][] = [
+      // A pipe would end the table cell.
+      ['a|b', 'a\\|b'],
+      // Tags would be rendered, or stripped, by the viewer.
+      ['<b>x</b> & y', '&lt;b&gt;x&lt;/b&gt; &amp; y'],
+      // Emphasis, code, links, strike-through and math.
+      ['*a* _b_ `c` [d](e) ~f~ $g$', '\\*a\\* \\_b\\_ \\`c\\` \\[d\\](e) \\~f\\~ \\$g\\$'],
+      // A backslash must not escape what follows it.
+      ['C:\\x', 'C:\\\\x'],
+      // A line break would end the table row.
+      ['one\n  two\r\nthree', 'one two three'],
+      // DNS names pass through unchanged.
+      ['src-abc123.v2', 'src-abc123.v2'],
+    ];
+    for (const [text, expected] of cases) assert.equal(escapeMarkdown(text), expected, text);
+  });
+
+  it('stays one collapsed block per namespace with thousands of targets', () => {
+    const many = Array.from({ length: 3000 }, (_, i) =>
+      decision({ namespace: `ns-${i % 3}`, name: `src-${String(i).padStart(4, '0')}`, action: 'delete', reason: 'unreferenced', message: 'no run references it' }),
+    );
+    const markdown = renderMarkdown(buildReport(pass({ decisions: many })));
+    const beforeDetails = markdown.slice(0, markdown.indexOf('<details>'));
+    assert.ok(beforeDetails.split('\n').length < 30, 'the summary and the first heading fit in one screen');
+    assert.equal(markdown.match(/<details>/g)?.length, 3);
+    assert.match(markdown, /### ns-0\n\n1000 targets: 1000 would be deleted \(unreferenced 1000\)/);
+  });
+});
+
+describe('renderReport', () => {
+  it('has a renderer for every output format', () => {
+    assert.deepEqual(Object.keys(RENDERERS).sort(), [...OUTPUT_FORMATS].sort());
+    for (const format of OUTPUT_FORMATS) assert.equal(renderReport(DRY_RUN, format), RENDERERS[format](DRY_RUN));
+  });
+});
