@@ -1,0 +1,82 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ConfigError } from '../config.js';
+
+const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+export interface ConnectionSettings {
+  kubeconfig?: string;
+  context?: string;
+}
+
+/**
+ * The credentials to use, in kubectl's order: --kubeconfig, $KUBECONFIG, ~/.kube/config,
+ * then the pod's service account. Unlike client-node's loadFromDefault, finding nothing
+ * is an error rather than a silent http://localhost:8080.
+ */
+export function loadKubeConfig(settings: ConnectionSettings, env: Readonly<Record<string, string | undefined>>): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  const source = settings.kubeconfig ?? firstKubeconfigFile(env);
+  if (source !== undefined) {
+    loadFile(kubeConfig, source, settings.kubeconfig === undefined ? 'KUBECONFIG' : '--kubeconfig');
+    if (settings.kubeconfig === undefined) {
+      mergeOtherKubeconfigs(kubeConfig, env);
+    }
+  } else if (env.KUBERNETES_SERVICE_HOST !== undefined && existsSync(IN_CLUSTER_TOKEN)) {
+    kubeConfig.loadFromCluster();
+  } else {
+    throw new ConfigError(
+      'no Kubernetes credentials: pass --kubeconfig FILE, set KUBECONFIG, create ~/.kube/config, or run in a pod with a service account',
+    );
+  }
+  if (settings.context !== undefined) {
+    const known = kubeConfig.getContexts().map((context) => context.name);
+    if (!known.includes(settings.context)) {
+      throw new ConfigError(
+        `--context "${settings.context}": no such context in the kubeconfig; valid: ${known.join(', ') || '(none)'}`,
+      );
+    }
+    kubeConfig.setCurrentContext(settings.context);
+  }
+  const cluster = kubeConfig.getCurrentCluster();
+  if (cluster === null || cluster.server === '') {
+    throw new ConfigError(`the kubeconfig's current context "${kubeConfig.getCurrentContext()}" names no cluster with a server URL`);
+  }
+  return kubeConfig;
+}
+
+function firstKubeconfigFile(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const fromEnv = (env.KUBECONFIG ?? '').split(path.delimiter).find((file) => file !== '');
+  if (fromEnv !== undefined) {
+    return fromEnv;
+  }
+  const home = path.join(env.HOME ?? homedir(), '.kube', 'config');
+  return existsSync(home) ? home : undefined;
+}
+
+/** $KUBECONFIG may list several files; like kubectl, the first one's settings win. */
+function mergeOtherKubeconfigs(kubeConfig: KubeConfig, env: Readonly<Record<string, string | undefined>>): void {
+  const files = (env.KUBECONFIG ?? '').split(path.delimiter).filter((file) => file !== '');
+  for (const file of files.slice(1)) {
+    const other = new KubeConfig();
+    loadFile(other, file, 'KUBECONFIG');
+    kubeConfig.mergeConfig(other, true);
+  }
+}
+
+function loadFile(kubeConfig: KubeConfig, file: string, origin: string): void {
+  if (!existsSync(file)) {
+    throw new ConfigError(`${origin} "${file}": no such file; give the path of a kubeconfig such as ~/.kube/config`);
+  }
+  try {
+    kubeConfig.loadFromFile(file);
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    throw new ConfigError(`${origin} "${file}": not a valid kubeconfig (${reason})`);
+  }
+  if (kubeConfig.getContexts().length === 0 && kubeConfig.getClusters().length === 0) {
+    throw new ConfigError(`${origin} "${file}": not a valid kubeconfig (it names no clusters or contexts)`);
+  }
+}
