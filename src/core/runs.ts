@@ -1,0 +1,284 @@
+/**
+ * A run's own state (SPEC.md section 1; ../../shared/TEKTON.md "When a run is finished"),
+ * and the compact records the adapter keeps from each listed object.
+ *
+ * Runs are read defensively and never throw: whatever is malformed is recorded as a
+ * ReadProblem and errs towards keeping targets (an unreadable status counts as running,
+ * unreadable references make the namespace unreadable). Targets and namespaces are read
+ * strictly instead: a target is what would be deleted, and a namespace's labels can retain
+ * it, so an object of an unexpected shape there throws UnreadableObjectError and the pass
+ * must stop rather than guess (SPEC.md section 3: a partial view is never taken for the whole).
+ */
+import { RUN_KINDS } from './kinds.js';
+import { describeValue, extractReferences, isRecord } from './refs.js';
+import { parseTimestampMs } from './retention.js';
+import type { NamespaceRecord, OwnerRef, ReadProblem, RunKindName, RunRecord, RunState, TargetRecord } from './types.js';
+
+/** Reasons of a finished run that was stopped rather than left to succeed or fail. */
+export const CANCELLED_REASONS: ReadonlySet<string> = new Set([
+  'Cancelled',
+  'PipelineRunCancelled',
+  'TaskRunCancelled',
+  'StoppedRunFinally',
+  'CancelledRunFinally',
+]);
+
+/** `spec.status` of a run that has not started (v0.21+). */
+export const PENDING_SPEC_STATUS = 'PipelineRunPending';
+
+/** Pending and running runs resolve their targets on every reconcile; the others are finished. */
+export function isActive(state: RunState): boolean {
+  switch (state) {
+    case 'pending':
+    case 'running':
+      return true;
+    case 'succeeded':
+    case 'failed':
+    case 'cancelled':
+      return false;
+  }
+}
+
+export interface RunStateReading {
+  state: RunState;
+  /** status.completionTime, only when the run is finished. */
+  finishedAt?: string;
+  problems: readonly ReadProblem[];
+}
+
+/**
+ * Finished = condition `Succeeded` is `True` or `False` and `status.completionTime` is set
+ * (`False` without it is a non-permanent error: a retry may follow). Otherwise pending when
+ * `spec.status` asks for it, else running. Malformed status: running, with the problem.
+ */
+export function readRunState(run: unknown): RunStateReading {
+  const problems: ReadProblem[] = [];
+  const finished = readFinished(run, problems);
+  if (problems.length > 0) return { state: 'running', problems };
+  if (finished !== undefined) return { ...finished, problems };
+  return { state: isPendingRequested(run) ? 'pending' : 'running', problems };
+}
+
+function isPendingRequested(run: unknown): boolean {
+  return isRecord(run) && isRecord(run['spec']) && run['spec']['status'] === PENDING_SPEC_STATUS;
+}
+
+/** The finished state and completion time, or undefined while the run is active. */
+function readFinished(run: unknown, problems: ReadProblem[]): { state: RunState; finishedAt: string } | undefined {
+  const status = optionalRecord(isRecord(run) ? run['status'] : undefined, 'status', problems);
+  if (status === undefined) return undefined;
+  const succeeded = findSucceededCondition(status['conditions'], problems);
+  if (succeeded === undefined) return undefined;
+  const conditionStatus = succeeded.condition['status'];
+  if (conditionStatus !== 'True' && conditionStatus !== 'False') {
+    if (conditionStatus !== 'Unknown') {
+      problems.push({ field: `${succeeded.field}.status`, problem: `expected "True", "False" or "Unknown", found ${shown(conditionStatus)}` });
+    }
+    return undefined;
+  }
+  const finishedAt = readCompletionTime(status['completionTime'], problems);
+  if (finishedAt === undefined) return undefined;
+  return { state: finishedState(conditionStatus, succeeded.condition['reason']), finishedAt };
+}
+
+function finishedState(conditionStatus: 'True' | 'False', reason: unknown): RunState {
+  if (typeof reason === 'string' && CANCELLED_REASONS.has(reason)) return 'cancelled';
+  return conditionStatus === 'True' ? 'succeeded' : 'failed';
+}
+
+function findSucceededCondition(
+  conditions: unknown,
+  problems: ReadProblem[],
+): { condition: Record<string, unknown>; field: string } | undefined {
+  if (conditions === undefined || conditions === null) return undefined;
+  if (!Array.isArray(conditions)) {
+    problems.push({ field: 'status.conditions', problem: `expected an array, found ${describeValue(conditions)}` });
+    return undefined;
+  }
+  let succeeded: { condition: Record<string, unknown>; field: string } | undefined;
+  conditions.forEach((condition: unknown, index) => {
+    const field = `status.conditions[${index}]`;
+    const readable = optionalRecord(condition, field, problems);
+    if (succeeded === undefined && readable?.['type'] === 'Succeeded') succeeded = { condition: readable, field };
+  });
+  return succeeded;
+}
+
+function readCompletionTime(value: unknown, problems: ReadProblem[]): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string' || parseTimestampMs(value) === undefined) {
+    problems.push({ field: 'status.completionTime', problem: `expected a timestamp such as 2026-11-29T10:00:00Z, found ${shown(value)}` });
+    return undefined;
+  }
+  return value;
+}
+
+/** The compact record of one listed run, read as `kind` through `servedVersion`. */
+export function toRunRecord(obj: unknown, kind: RunKindName, servedVersion: string): RunRecord {
+  const problems: ReadProblem[] = [];
+  const metadata = optionalRecord(isRecord(obj) ? obj['metadata'] : undefined, 'metadata', problems) ?? {};
+  const identity = readRunIdentity(metadata, problems);
+  const ownerProblems: ReadProblem[] = [];
+  const parentKind = RUN_KINDS[kind].parentKind;
+  const parent = parentKind === undefined ? undefined : findParent(metadata['ownerReferences'], parentKind, ownerProblems);
+  const stateReading = readRunState(obj);
+  // A run whose namespace cannot be read could sit in any namespace, so what it names is
+  // unknown everywhere: the graph counts it against every namespace.
+  const references = identity.namespace === '' ? { references: null, problems: [] } : extractReferences(obj, kind, servedVersion);
+  // A run whose parent cannot be read may be the child of an active PipelineRun: count it running.
+  const state = ownerProblems.length > 0 ? 'running' : stateReading.state;
+  return {
+    kind,
+    ...identity,
+    state,
+    ...(state === stateReading.state && stateReading.finishedAt !== undefined && { finishedAt: stateReading.finishedAt }),
+    references: references.references,
+    ...(parent !== undefined && { parentPipelineRun: parent }),
+    problems: [...problems, ...ownerProblems, ...stateReading.problems, ...references.problems],
+  };
+}
+
+function readRunIdentity(metadata: Record<string, unknown>, problems: ReadProblem[]): Pick<RunRecord, 'namespace' | 'name' | 'uid' | 'resourceVersion' | 'createdAt'> {
+  const read = (key: string): string => {
+    const value = metadata[key];
+    if (typeof value === 'string' && value !== '') return value;
+    problems.push({ field: `metadata.${key}`, problem: `expected a non-empty string, found ${shown(value)}` });
+    return '';
+  };
+  return {
+    namespace: read('namespace'),
+    name: read('name'),
+    uid: read('uid'),
+    resourceVersion: read('resourceVersion'),
+    createdAt: read('creationTimestamp'),
+  };
+}
+
+/** The ownerReference to a run of `parentKind` in tekton.dev, if there is one. */
+function findParent(ownerReferences: unknown, parentKind: RunKindName, problems: ReadProblem[]): { name: string; uid: string } | undefined {
+  if (ownerReferences === undefined || ownerReferences === null) return undefined;
+  if (!Array.isArray(ownerReferences)) {
+    problems.push({ field: 'metadata.ownerReferences', problem: `expected an array, found ${describeValue(ownerReferences)}` });
+    return undefined;
+  }
+  const group = RUN_KINDS[parentKind].group;
+  let parent: { name: string; uid: string } | undefined;
+  ownerReferences.forEach((ref: unknown, index) => {
+    const owner = readOwnerRef(ref, `metadata.ownerReferences[${index}]`, problems);
+    if (parent === undefined && owner?.kind === parentKind && owner.apiVersion.startsWith(`${group}/`)) {
+      parent = { name: owner.name, uid: owner.uid };
+    }
+  });
+  return parent;
+}
+
+function readOwnerRef(ref: unknown, field: string, problems: ReadProblem[]): (OwnerRef & { apiVersion: string }) | undefined {
+  if (!isRecord(ref)) {
+    problems.push({ field, problem: `expected an object, found ${describeValue(ref)}` });
+    return undefined;
+  }
+  const { apiVersion, kind, name, uid, controller } = ref;
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string' || typeof name !== 'string' || typeof uid !== 'string') {
+    problems.push({ field, problem: 'expected string apiVersion, kind, name and uid' });
+    return undefined;
+  }
+  return { apiVersion, kind, name, uid, controller: controller === true };
+}
+
+/** Absent or null: undefined. An object: itself. Anything else: a problem. */
+function optionalRecord(value: unknown, field: string, problems: ReadProblem[]): Record<string, unknown> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (isRecord(value)) return value;
+  problems.push({ field, problem: `expected an object, found ${describeValue(value)}` });
+  return undefined;
+}
+
+/** A short rendering of a found value for a problem: strings quoted, others by type. */
+function shown(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : describeValue(value);
+}
+
+/** An API object the collector cannot read where guessing could delete the wrong thing. */
+export class UnreadableObjectError extends Error {
+  readonly problems: readonly ReadProblem[];
+
+  constructor(what: string, problems: readonly ReadProblem[]) {
+    super(`${what}: ${problems.map((p) => `${p.field}: ${p.problem}`).join('; ')}`);
+    this.name = 'UnreadableObjectError';
+    this.problems = problems;
+  }
+}
+
+/** The compact record of one listed target. Throws UnreadableObjectError on a malformed object. */
+export function toTargetRecord(obj: unknown): TargetRecord {
+  const problems: ReadProblem[] = [];
+  const metadata = requiredMetadata(obj, problems);
+  const record: TargetRecord = {
+    namespace: requiredString(metadata, 'namespace', problems),
+    name: requiredString(metadata, 'name', problems),
+    uid: requiredString(metadata, 'uid', problems),
+    resourceVersion: requiredString(metadata, 'resourceVersion', problems),
+    createdAt: requiredString(metadata, 'creationTimestamp', problems),
+    labels: stringMap(metadata, 'labels', problems),
+    annotations: stringMap(metadata, 'annotations', problems),
+    ownerReferences: ownerRefs(metadata['ownerReferences'], problems),
+  };
+  if (problems.length > 0) throw new UnreadableObjectError(`PipelineResource ${record.namespace}/${record.name}`, problems);
+  return record;
+}
+
+/** The compact record of one Namespace. Throws UnreadableObjectError on a malformed object. */
+export function toNamespaceRecord(obj: unknown): NamespaceRecord {
+  const problems: ReadProblem[] = [];
+  const metadata = requiredMetadata(obj, problems);
+  const record: NamespaceRecord = { name: requiredString(metadata, 'name', problems), labels: stringMap(metadata, 'labels', problems) };
+  if (problems.length > 0) throw new UnreadableObjectError(`Namespace ${record.name}`, problems);
+  return record;
+}
+
+function requiredMetadata(obj: unknown, problems: ReadProblem[]): Record<string, unknown> {
+  if (!isRecord(obj)) {
+    problems.push({ field: '(object)', problem: `expected an object, found ${describeValue(obj)}` });
+    return {};
+  }
+  const metadata = obj['metadata'];
+  if (isRecord(metadata)) return metadata;
+  problems.push({ field: 'metadata', problem: `expected an object, found ${describeValue(metadata)}` });
+  return {};
+}
+
+function requiredString(metadata: Record<string, unknown>, key: string, problems: ReadProblem[]): string {
+  const value = metadata[key];
+  if (typeof value === 'string' && value !== '') return value;
+  problems.push({ field: `metadata.${key}`, problem: `expected a non-empty string, found ${shown(value)}` });
+  return '';
+}
+
+/** Labels or annotations, copied so the listed object can be dropped. */
+function stringMap(metadata: Record<string, unknown>, key: string, problems: ReadProblem[]): Record<string, string> {
+  const value = metadata[key];
+  if (value === undefined || value === null) return {};
+  const field = `metadata.${key}`;
+  if (!isRecord(value)) {
+    problems.push({ field, problem: `expected an object, found ${describeValue(value)}` });
+    return {};
+  }
+  const copy: Record<string, string> = {};
+  for (const [name, text] of Object.entries(value)) {
+    if (typeof text === 'string') copy[name] = text;
+    else problems.push({ field: `${field}[${JSON.stringify(name)}]`, problem: `expected a string, found ${describeValue(text)}` });
+  }
+  return copy;
+}
+
+function ownerRefs(value: unknown, problems: ReadProblem[]): OwnerRef[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    problems.push({ field: 'metadata.ownerReferences', problem: `expected an array, found ${describeValue(value)}` });
+    return [];
+  }
+  return value.flatMap((ref: unknown, index) => {
+    const owner = readOwnerRef(ref, `metadata.ownerReferences[${index}]`, problems);
+    return owner === undefined ? [] : [{ kind: owner.kind, name: owner.name, uid: owner.uid, controller: owner.controller }];
+  });
+}
