@@ -1,8 +1,25 @@
-// PLACEHOLDER: the Config shape is fixed here; parseConfig is being written (see test/unit/config.test.ts).
+/**
+ * Command line and environment -> Config. Pure: the caller passes argv (without node and
+ * the script) and the environment, so tests need no process.
+ *
+ * Choices (for the README):
+ * - Every flag `--some-flag` is also read from `TRGC_SOME_FLAG`; a flag given on the command
+ *   line wins over its variable. Repeatable flags take a comma-separated list in their
+ *   variable, and commas on the command line too (`--namespace ci,team-a`).
+ * - An empty variable counts as unset, so a chart can always render every variable.
+ * - A `TRGC_` variable that names no flag is an error, as an unknown flag is: a typo in a
+ *   chart would otherwise go unnoticed. Kubernetes' service-link variables
+ *   (`TRGC_SERVICE_HOST`, `TRGC_PORT_…`, injected when a Service is named `trgc`) are ignored.
+ * - A flag that takes one value may be given once; a second one is an error rather than
+ *   a silent override.
+ * - `--help` and `--version` win over anything else on the command line.
+ */
 import type { RetentionDuration } from './core/types.js';
-import type { OutputFormat } from './report/model.js';
+import { parseDurationMs, parseRetentionDuration, type Parsed } from './core/retention.js';
+import { OUTPUT_FORMATS, type OutputFormat } from './report/model.js';
 
-export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Every setting of a pass; one name per setting through flag, env var and Helm value. */
 export interface Config {
@@ -27,4 +44,421 @@ export interface Config {
   logLevel: LogLevel;
   kubeconfig?: string;
   context?: string;
+}
+
+/** What the command line asks for. */
+export type Invocation = { kind: 'run'; config: Config } | { kind: 'help' } | { kind: 'version' };
+
+/** Bad usage or configuration (exit 2). The message is one line naming the flag or variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * How each flag is given: `boolean` takes no value (or `=true`/`=false`), `value` one
+ * value, `list` any number of comma-separated values.
+ */
+const FLAG_KINDS = {
+  'dry-run': 'boolean',
+  namespace: 'list',
+  'exclude-namespace': 'list',
+  selector: 'value',
+  'min-age': 'value',
+  'retain-for': 'value',
+  'label-prefix': 'value',
+  'max-deletions': 'value',
+  qps: 'value',
+  concurrency: 'value',
+  'page-size': 'value',
+  output: 'value',
+  'report-file': 'value',
+  'log-level': 'value',
+  kubeconfig: 'value',
+  context: 'value',
+} as const satisfies Record<string, 'boolean' | 'value' | 'list'>;
+
+export type FlagName = keyof typeof FLAG_KINDS;
+export const FLAG_NAMES = Object.keys(FLAG_KINDS) as FlagName[];
+
+/** `min-age` -> `TRGC_MIN_AGE` */
+export function envVarName(flag: FlagName): string {
+  return `TRGC_${flag.toUpperCase().replace(/-/g, '_')}`;
+}
+
+/**
+ * Defaults of the settings that have one. `minAgeMs` and `pageSize` are SPEC.md's.
+ * `maxDeletions` 1000: above a night of per-commit resources on a busy CI cluster, far
+ * below "every resource in the cluster" after a mistake in scope or in the rules.
+ * `qps` 20 with `concurrency` 4 deletes 1000 targets in under a minute while holding 4 of
+ * the API server's default 200 mutating requests in flight.
+ */
+export const DEFAULTS = {
+  dryRun: false,
+  minAgeMs: 3_600_000,
+  labelPrefix: 'tekton-resource-gc.io',
+  maxDeletions: 1000,
+  qps: 20,
+  concurrency: 4,
+  pageSize: 500,
+  output: 'text',
+  logLevel: 'info',
+} as const satisfies Partial<Config>;
+
+export const MAX_PAGE_SIZE = 10_000;
+
+const PROGRAM = 'tekton-resource-gc';
+
+export function parseConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Invocation {
+  if (argv.includes('--help') || argv.includes('-h')) return { kind: 'help' };
+  if (argv.includes('--version')) return { kind: 'version' };
+  const given = readCommandLine(argv);
+  checkEnvNames(env);
+  const sources = new Map(FLAG_NAMES.flatMap((flag) => sourceOf(flag, given, env)));
+  return { kind: 'run', config: toConfig(new Settings(sources)) };
+}
+
+/** Where a flag's raw values came from: `--min-age` or `TRGC_MIN_AGE`, for error messages. */
+interface Source {
+  origin: string;
+  values: string[];
+}
+
+function sourceOf(flag: FlagName, given: ReadonlyMap<FlagName, string[]>, env: Readonly<Record<string, string | undefined>>): [FlagName, Source][] {
+  const fromArgs = given.get(flag);
+  if (fromArgs !== undefined) return [[flag, { origin: `--${flag}`, values: fromArgs }]];
+  const fromEnv = env[envVarName(flag)];
+  if (fromEnv === undefined || fromEnv === '') return [];
+  return [[flag, { origin: envVarName(flag), values: [fromEnv] }]];
+}
+
+function toConfig(settings: Settings): Config {
+  const config: Config = {
+    command: 'run',
+    dryRun: settings.one('dry-run', parseBoolean, DEFAULTS.dryRun),
+    namespaces: settings.list('namespace', parseNamespace),
+    excludeNamespaces: settings.list('exclude-namespace', parseNamespace),
+    selector: settings.one('selector', parseSelector, ''),
+    minAgeMs: settings.one('min-age', parseDurationMs, DEFAULTS.minAgeMs),
+    labelPrefix: settings.one('label-prefix', parseLabelPrefix, DEFAULTS.labelPrefix),
+    maxDeletions: settings.one('max-deletions', integerParser(0, Number.MAX_SAFE_INTEGER, DEFAULTS.maxDeletions), DEFAULTS.maxDeletions),
+    qps: settings.one('qps', parseQps, DEFAULTS.qps),
+    concurrency: settings.one('concurrency', integerParser(1, Number.MAX_SAFE_INTEGER, DEFAULTS.concurrency), DEFAULTS.concurrency),
+    pageSize: settings.one('page-size', integerParser(1, MAX_PAGE_SIZE, DEFAULTS.pageSize), DEFAULTS.pageSize),
+    output: settings.one('output', oneOfParser(OUTPUT_FORMATS, 'json'), DEFAULTS.output),
+    logLevel: settings.one('log-level', oneOfParser(LOG_LEVELS, 'debug'), DEFAULTS.logLevel),
+  };
+  addOptionalSettings(config, settings);
+  return config;
+}
+
+/** Settings without a default are left out of the Config, not set to undefined. */
+function addOptionalSettings(config: Config, settings: Settings): void {
+  const retainFor = settings.one('retain-for', parseRetentionDuration);
+  if (retainFor !== undefined) config.retainFor = retainFor;
+  const reportFile = settings.one('report-file', nonEmptyParser('reports/gc.md'));
+  if (reportFile !== undefined) config.reportFile = reportFile;
+  const kubeconfig = settings.one('kubeconfig', nonEmptyParser('~/.kube/config'));
+  if (kubeconfig !== undefined) config.kubeconfig = kubeconfig;
+  const context = settings.one('context', nonEmptyParser('kind-ci'));
+  if (context !== undefined) config.context = context;
+}
+
+/** A value parser: the value, or what was expected (`expected …, such as …`). */
+type Parse<T> = (text: string) => Parsed<T>;
+
+/** The raw values of the flags that were given, parsed on demand with errors naming their origin. */
+class Settings {
+  constructor(private readonly sources: ReadonlyMap<FlagName, Source>) {}
+
+  one<T>(flag: FlagName, parse: Parse<T>): T | undefined;
+  one<T>(flag: FlagName, parse: Parse<T>, fallback: T): T;
+  one<T>(flag: FlagName, parse: Parse<T>, fallback?: T): T | undefined {
+    const source = this.sources.get(flag);
+    const text = source?.values[0];
+    if (source === undefined || text === undefined) return fallback;
+    return parseOrThrow(source.origin, text, parse);
+  }
+
+  /** Comma-separated values of every occurrence, each parsed, duplicates dropped. */
+  list<T>(flag: FlagName, parse: Parse<T>): T[] {
+    const source = this.sources.get(flag);
+    if (source === undefined) return [];
+    const parsed = source.values.flatMap((text) => text.split(',').map((part) => parseListPart(source.origin, text, part, parse)));
+    return [...new Set(parsed)];
+  }
+}
+
+function parseOrThrow<T>(origin: string, text: string, parse: Parse<T>): T {
+  const parsed = parse(text);
+  if (!parsed.ok) throw new ConfigError(`${origin} ${quote(text)}: ${parsed.error}`);
+  return parsed.value;
+}
+
+function parseListPart<T>(origin: string, text: string, part: string, parse: Parse<T>): T {
+  const parsed = parse(part.trim());
+  if (parsed.ok) return parsed.value;
+  const which = part === text ? '' : `${quote(part.trim())} in it is not valid; `;
+  throw new ConfigError(`${origin} ${quote(text)}: ${which}${parsed.error}`);
+}
+
+/** JSON quoting keeps a message on one line whatever the value holds. */
+function quote(text: string): string {
+  return JSON.stringify(text);
+}
+
+// ---- the command line ----
+
+/** Raw values per flag, in the order given. Validates the shape of the command line only. */
+function readCommandLine(argv: readonly string[]): Map<FlagName, string[]> {
+  const given = new Map<FlagName, string[]>();
+  let commandSeen = false;
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index] ?? '';
+    if (!arg.startsWith('-') || arg === '-') {
+      checkPositional(arg, commandSeen, argv[index - 1]);
+      commandSeen = true;
+      continue;
+    }
+    const { flag, value, consumedNext } = readFlag(arg, argv[index + 1]);
+    if (consumedNext) index++;
+    addValue(given, flag, value);
+  }
+  return given;
+}
+
+function checkPositional(arg: string, commandSeen: boolean, previous: string | undefined): void {
+  if (!commandSeen && arg === 'run') return;
+  if ((arg === 'true' || arg === 'false') && previous !== undefined && flagKind(previous) === 'boolean') {
+    throw new ConfigError(`unexpected argument ${quote(arg)} after ${previous}: write ${previous}=${arg}`);
+  }
+  if (!commandSeen) throw new ConfigError(`unknown command ${quote(arg)}: the only command is run (the default), such as ${PROGRAM} run --dry-run`);
+  throw new ConfigError(`unexpected argument ${quote(arg)}: ${PROGRAM} run takes flags only, such as ${PROGRAM} run --dry-run --namespace ci`);
+}
+
+function flagKind(arg: string): 'boolean' | 'value' | 'list' | undefined {
+  const name = arg.replace(/^--/, '');
+  return isFlagName(name) ? FLAG_KINDS[name] : undefined;
+}
+
+function isFlagName(name: string): name is FlagName {
+  return Object.hasOwn(FLAG_KINDS, name);
+}
+
+function readFlag(arg: string, next: string | undefined): { flag: FlagName; value: string; consumedNext: boolean } {
+  const equals = arg.indexOf('=');
+  const written = equals === -1 ? arg : arg.slice(0, equals);
+  const name = written.replace(/^--/, '');
+  const inline = equals === -1 ? undefined : arg.slice(equals + 1);
+  if (!isFlagName(name)) throw new ConfigError(unknownMessage(`flag ${written}`, name, FLAG_NAMES, (flag) => `--${flag}`));
+  if (FLAG_KINDS[name] === 'boolean') return { flag: name, value: inline ?? 'true', consumedNext: false };
+  if (inline !== undefined) return { flag: name, value: inline, consumedNext: false };
+  // A value never starts with `--`; taking one would hide a forgotten value.
+  if (next === undefined || next.startsWith('--')) throw new ConfigError(`--${name} needs a value, such as ${FLAG_EXAMPLES[name]}`);
+  return { flag: name, value: next, consumedNext: true };
+}
+
+function addValue(given: Map<FlagName, string[]>, flag: FlagName, value: string): void {
+  const values = given.get(flag) ?? [];
+  const first = values[0];
+  if (FLAG_KINDS[flag] !== 'list' && first !== undefined) {
+    throw new ConfigError(`--${flag} given twice (${quote(first)}, then ${quote(value)}): give it once`);
+  }
+  given.set(flag, [...values, value]);
+}
+
+/** One typical use of each flag, for error messages and --help. */
+export const FLAG_EXAMPLES: { readonly [F in FlagName]: string } = {
+  'dry-run': '--dry-run=false',
+  namespace: '--namespace ci',
+  'exclude-namespace': '--exclude-namespace kube-system',
+  selector: '--selector app=ci',
+  'min-age': '--min-age 1h',
+  'retain-for': '--retain-for 7d',
+  'label-prefix': '--label-prefix gc.example.com',
+  'max-deletions': '--max-deletions 1000',
+  qps: '--qps 20',
+  concurrency: '--concurrency 4',
+  'page-size': '--page-size 500',
+  output: '--output json',
+  'report-file': '--report-file reports/gc.md',
+  'log-level': '--log-level debug',
+  kubeconfig: '--kubeconfig ~/.kube/config',
+  context: '--context kind-ci',
+};
+
+// ---- the environment ----
+
+/** Service-link variables Kubernetes injects for a Service named `trgc`: not ours. */
+const SERVICE_LINK = /^TRGC_(SERVICE_|PORT($|_))/;
+
+function checkEnvNames(env: Readonly<Record<string, string | undefined>>): void {
+  const known = FLAG_NAMES.map(envVarName);
+  for (const name of Object.keys(env)) {
+    if (!name.startsWith('TRGC_') || known.includes(name) || SERVICE_LINK.test(name)) continue;
+    throw new ConfigError(unknownMessage(`variable ${name}`, name, known, (known) => known));
+  }
+}
+
+// ---- nearest names ----
+
+function unknownMessage<T extends string>(what: string, name: string, candidates: readonly T[], show: (candidate: T) => string): string {
+  const nearest = nearestName(name, candidates);
+  const hint = nearest === undefined ? 'see --help for the flags and variables' : `did you mean ${show(nearest)}?`;
+  return `unknown ${what}: ${hint}`;
+}
+
+/** The candidate a typo most likely meant: within two edits, or one the name starts. */
+function nearestName<T extends string>(name: string, candidates: readonly T[]): T | undefined {
+  let best: { candidate: T; distance: number } | undefined;
+  for (const candidate of candidates) {
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (best === undefined || distance < best.distance) best = { candidate, distance };
+  }
+  if (best !== undefined && best.distance <= 2) return best.candidate;
+  return name.length >= 3 ? candidates.find((candidate) => candidate.startsWith(name)) : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+// ---- value parsers ----
+
+function ok<T>(value: T): Parsed<T> {
+  return { ok: true, value };
+}
+
+function expected(what: string): Parsed<never> {
+  return { ok: false, error: `expected ${what}` };
+}
+
+function parseBoolean(text: string): Parsed<boolean> {
+  if (text === 'true' || text === 'false') return ok(text === 'true');
+  return expected('true or false, such as --dry-run, --dry-run=false or TRGC_DRY_RUN=true');
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Namespace names are DNS-1123 labels. */
+function parseNamespace(text: string): Parsed<string> {
+  if (text.length <= 63 && DNS_LABEL.test(text)) return ok(text);
+  return expected("a namespace name (at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit) such as team-a");
+}
+
+/** The prefix of a label key is a DNS-1123 subdomain. */
+function parseLabelPrefix(text: string): Parsed<string> {
+  if (isDnsSubdomain(text)) return ok(text);
+  return expected("a DNS subdomain (lowercase letters, digits, '-' and '.', at most 253 characters) such as tekton-resource-gc.io or gc.example.com");
+}
+
+function isDnsSubdomain(text: string): boolean {
+  return text.length <= 253 && DNS_SUBDOMAIN.test(text);
+}
+
+function integerParser(min: number, max: number, sample: number): Parse<number> {
+  const range = max === Number.MAX_SAFE_INTEGER ? `of ${min} or more` : `from ${min} to ${max}`;
+  return (text) => {
+    const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+    if (Number.isSafeInteger(value) && value >= min && value <= max) return ok(value);
+    return expected(`a whole number ${range}, such as ${sample}`);
+  };
+}
+
+function parseQps(text: string): Parsed<number> {
+  const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
+  if (Number.isFinite(value) && value > 0) return ok(value);
+  return expected('a number greater than 0, such as 20 or 2.5');
+}
+
+function oneOfParser<T extends string>(choices: readonly T[], sample: T): Parse<T> {
+  return (text) => {
+    const choice = choices.find((candidate) => candidate === text);
+    if (choice !== undefined) return ok(choice);
+    return expected(`one of ${choices.join(', ')}, such as ${sample}`);
+  };
+}
+
+function nonEmptyParser(sample: string): Parse<string> {
+  return (text) => (text === '' ? expected(`a non-empty value, such as ${sample}`) : ok(text));
+}
+
+// ---- label selectors ----
+
+const SELECTOR_EXAMPLE = 'a label selector such as "app=ci,tier!=cache,env in (prod,staging),!legacy"';
+const KEY = String.raw`([^\s!=<>(),]+)`;
+const REQUIREMENTS: readonly { pattern: RegExp; valuesAt?: number; listAt?: number }[] = [
+  // exists, !exists
+  { pattern: new RegExp(`^!?\\s*${KEY}$`) },
+  // =, ==, !=
+  { pattern: new RegExp(`^${KEY}\\s*(==|=|!=)\\s*([^\\s!=<>(),]*)$`), valuesAt: 3 },
+  // in, notin: Kubernetes takes `()` and empty members as the empty value
+  { pattern: new RegExp(`^${KEY}\\s+(in|notin)\\s*\\(([^()]*)\\)$`), listAt: 3 },
+  // >, < against an integer, which the API server accepts too
+  { pattern: new RegExp(`^${KEY}\\s*[<>]\\s*-?\\d+$`) },
+];
+
+/**
+ * Checks a Kubernetes label selector closely enough to catch typos before the API server
+ * sees it: the requirement grammar of k8s.io/apimachinery/pkg/labels, and the syntax of
+ * label keys and values.
+ */
+function parseSelector(text: string): Parsed<string> {
+  const requirements = splitRequirements(text);
+  if (requirements === undefined) return { ok: false, error: `parentheses do not balance; expected ${SELECTOR_EXAMPLE}` };
+  if (text.trim() === '') return ok('');
+  const bad = requirements.find((requirement) => !isRequirement(requirement.trim()));
+  if (bad === undefined) return ok(text);
+  return { ok: false, error: `requirement ${quote(bad.trim())} is not valid; expected ${SELECTOR_EXAMPLE}` };
+}
+
+/** Splits at commas outside parentheses; undefined when the parentheses do not balance. */
+function splitRequirements(text: string): string[] | undefined {
+  const requirements: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index];
+    if (char === '(') depth++;
+    if (char === ')') depth--;
+    if (depth < 0 || depth > 1) return undefined;
+    if (char === ',' && depth === 0) {
+      requirements.push(text.slice(start, index));
+      start = index + 1;
+    }
+  }
+  requirements.push(text.slice(start));
+  return depth === 0 ? requirements : undefined;
+}
+
+function isRequirement(requirement: string): boolean {
+  return REQUIREMENTS.some(({ pattern, valuesAt, listAt }) => {
+    const match = pattern.exec(requirement);
+    if (match === null || !isLabelKey(match[1] ?? '')) return false;
+    if (valuesAt !== undefined) return isLabelValue(match[valuesAt] ?? '');
+    if (listAt !== undefined) return (match[listAt] ?? '').split(',').every((value) => isLabelValue(value.trim()));
+    return true;
+  });
+}
+
+const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+
+function isLabelKey(key: string): boolean {
+  const slash = key.indexOf('/');
+  const name = slash === -1 ? key : key.slice(slash + 1);
+  const prefixOk = slash === -1 || isDnsSubdomain(key.slice(0, slash));
+  return prefixOk && name.length <= 63 && LABEL_NAME.test(name);
+}
+
+function isLabelValue(value: string): boolean {
+  return value === '' || (value.length <= 63 && LABEL_NAME.test(value));
 }

@@ -1,0 +1,157 @@
+import { DEFAULTS, FLAG_EXAMPLES, FLAG_NAMES, MAX_PAGE_SIZE, envVarName, type FlagName } from './config.js';
+import { formatDuration } from './core/retention.js';
+
+interface FlagDoc {
+  /** The value's placeholder, e.g. `DURATION`; none for a boolean. */
+  value?: string;
+  /** What it does, one or more lines. */
+  text: string[];
+  /** Shown as `default: …`; a flag without one shows an example instead. */
+  default?: string;
+}
+
+/** Every flag documented: a flag added to config.ts without a line here fails to compile. */
+const FLAG_DOCS: { readonly [F in FlagName]: FlagDoc } = {
+  'dry-run': {
+    text: ['Decide and report, delete nothing. --dry-run=false turns it off again.'],
+    default: String(DEFAULTS.dryRun),
+  },
+  namespace: {
+    value: 'NAME',
+    text: ['Only look in this namespace. Repeatable, or comma-separated: --namespace ci,team-a.', 'Without it: all namespaces.'],
+  },
+  'exclude-namespace': {
+    value: 'NAME',
+    text: ['Never look in this namespace, even when --namespace names it. Repeatable, or', 'comma-separated.'],
+  },
+  selector: {
+    value: 'SELECTOR',
+    text: ['Only PipelineResources matching this label selector (=, ==, !=, in, notin, key, !key).', 'Without it: all.'],
+  },
+  'min-age': {
+    value: 'DURATION',
+    text: ['Keep anything younger than this (reason too-young).', 'Durations: 30m, 12h, 7d, 2w (s, m, h, d, w), or ISO 8601 such as PT12H or P7D.'],
+    default: formatDuration(DEFAULTS.minAgeMs),
+  },
+  'retain-for': {
+    value: 'DURATION',
+    text: [
+      'Keep each PipelineResource this long after its last referencing run finished, or after',
+      'its creation when no run is known (reason retain-for). A DURATION or forever. A',
+      '<prefix>/retain-for label or annotation on the resource wins. Without it: none.',
+    ],
+  },
+  'label-prefix': {
+    value: 'PREFIX',
+    text: ['Prefix of the retention labels and annotations (see below); a DNS subdomain.'],
+    default: DEFAULTS.labelPrefix,
+  },
+  'max-deletions': {
+    value: 'N',
+    text: [
+      'If a pass would delete more than N, delete nothing at all, report every candidate as',
+      'aborted and exit 3: a guard against a mistake in scope. 0 deletes nothing.',
+    ],
+    default: String(DEFAULTS.maxDeletions),
+  },
+  qps: {
+    value: 'NUMBER',
+    text: ['Deletes per second at most.'],
+    default: String(DEFAULTS.qps),
+  },
+  concurrency: {
+    value: 'N',
+    text: ['Deletes in flight at most.'],
+    default: String(DEFAULTS.concurrency),
+  },
+  'page-size': {
+    value: 'N',
+    text: [`Objects per list request (limit/continue), 1 to ${MAX_PAGE_SIZE}.`],
+    default: String(DEFAULTS.pageSize),
+  },
+  output: {
+    value: 'FORMAT',
+    text: ['Report on stdout: text (a table), json (see the README) or markdown (for a pull', 'request or a chat message).'],
+    default: DEFAULTS.output,
+  },
+  'report-file': {
+    value: 'PATH',
+    text: ['Also write the report, in the --output format, to PATH.'],
+  },
+  'log-level': {
+    value: 'LEVEL',
+    text: ['Logs (JSON lines on stderr): trace, debug, info, warn, error, fatal or silent.'],
+    default: DEFAULTS.logLevel,
+  },
+  kubeconfig: {
+    value: 'PATH',
+    text: ['Kubeconfig file. Without it: $KUBECONFIG, then ~/.kube/config, then the in-cluster', 'service account.'],
+  },
+  context: {
+    value: 'NAME',
+    text: ["Context of the kubeconfig to use. Without it: the kubeconfig's current context."],
+  },
+};
+
+const INDENT = '      ';
+
+function flagSection(flag: FlagName): string {
+  const doc = FLAG_DOCS[flag];
+  const heading = `  --${flag}${doc.value === undefined ? '' : ` ${doc.value}`}`;
+  const usage = doc.default === undefined ? `e.g. ${FLAG_EXAMPLES[flag]}` : `default: ${doc.default}`;
+  return [heading, ...doc.text.map((line) => INDENT + line), `${INDENT}(env ${envVarName(flag)}; ${usage})`].join('\n');
+}
+
+/** The --help text: usage, every flag with its variable and default, labels, exit codes, examples. */
+export function helpText(): string {
+  return `tekton-resource-gc: deletes Tekton PipelineResources whose referencing runs are all
+finished or gone.
+
+Usage:
+  tekton-resource-gc [run] [flags]
+
+  run (the only command, and the default) makes one pass: it lists PipelineResources, then
+  PipelineRuns and TaskRuns, decides for each resource, deletes the collectable ones, prints
+  a report and exits.
+
+Flags:
+${FLAG_NAMES.map(flagSection).join('\n')}
+  -h, --help
+      Show this text.
+  --version
+      Print the version.
+
+Environment:
+  Every flag can be set by the variable shown (repeatable flags: a comma-separated list).
+  A flag on the command line wins over its variable. An empty variable counts as unset.
+  A TRGC_ variable that names no flag is an error. KUBECONFIG is read as kubectl reads it.
+
+Labels and annotations on a PipelineResource (label first, then annotation of the same key):
+  <prefix>/retain: "true"         keep it (on a Namespace, as a label: keep all in it)
+  <prefix>/retain-until: DATE     keep it until then, e.g. 2026-12-31 or 2026-12-31T18:00:00Z
+  <prefix>/retain-for: DURATION   keep it this long after its last run finished, or forever
+
+Exit status:
+  0  the pass ran as planned (nothing to do counts)
+  1  it could not run (API unreachable, a list failed, RBAC missing) and deleted nothing unsafe
+  2  bad usage or configuration, said in one line
+  3  it ran, but some deletions failed or --max-deletions stopped it
+
+Examples:
+  # See what would be deleted, without deleting
+  tekton-resource-gc --dry-run
+
+  # Collect in two namespaces; keep what a run used in the last 3 days
+  tekton-resource-gc --namespace ci --namespace team-a --retain-for 3d
+
+  # Everything but kube-system, as JSON; delete nothing if more than 200 would go
+  tekton-resource-gc --exclude-namespace kube-system --output json --max-deletions 200
+
+  # A dry-run report for a pull request
+  tekton-resource-gc --dry-run --selector 'app.kubernetes.io/part-of=ci' \\
+    --output markdown --report-file gc.md
+
+  # Settings from the environment, as the Helm chart passes them
+  TRGC_DRY_RUN=true TRGC_NAMESPACE=ci,team-a TRGC_MIN_AGE=2h tekton-resource-gc
+`;
+}

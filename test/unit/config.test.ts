@@ -1,0 +1,432 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { ConfigError, DEFAULTS, FLAG_NAMES, envVarName, parseConfig, type Config, type FlagName } from '../../src/config.js';
+import { helpText } from '../../src/help.js';
+
+type Env = Record<string, string | undefined>;
+
+function configOf(argv: string[], env: Env = {}): Config {
+  const invocation = parseConfig(argv, env);
+  assert.equal(invocation.kind, 'run');
+  return (invocation as { kind: 'run'; config: Config }).config;
+}
+
+function errorOf(argv: string[], env: Env = {}): ConfigError {
+  try {
+    parseConfig(argv, env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail(`expected a ConfigError for ${JSON.stringify({ argv, env })}`);
+}
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+describe('parseConfig: defaults', () => {
+  it('runs a live pass over all namespaces with the documented defaults', () => {
+    assert.deepEqual(configOf([]), {
+      command: 'run',
+      dryRun: false,
+      namespaces: [],
+      excludeNamespaces: [],
+      selector: '',
+      minAgeMs: HOUR,
+      labelPrefix: 'tekton-resource-gc.io',
+      maxDeletions: 1000,
+      qps: 20,
+      concurrency: 4,
+      pageSize: 500,
+      output: 'text',
+      logLevel: 'info',
+    });
+  });
+
+  it('treats the explicit run command like none', () => {
+    assert.deepEqual(configOf(['run']), configOf([]));
+  });
+});
+
+interface ValidRow {
+  flag: FlagName;
+  argv: string[];
+  env?: Env;
+  expect: Partial<Config>;
+}
+
+const VALID: ValidRow[] = [
+  // A bare boolean flag is true.
+  { flag: 'dry-run', argv: ['--dry-run'], expect: { dryRun: true } },
+  // `=false` turns it off, e.g. to override TRGC_DRY_RUN=true.
+  { flag: 'dry-run', argv: ['--dry-run=false'], env: { TRGC_DRY_RUN: 'true' }, expect: { dryRun: false } },
+  // `=true` is the same as the bare flag.
+  { flag: 'dry-run', argv: ['--dry-run=true'], expect: { dryRun: true } },
+  // The variable takes true or false.
+  { flag: 'dry-run', argv: [], env: { TRGC_DRY_RUN: 'true' }, expect: { dryRun: true } },
+  // The command may come after flags.
+  { flag: 'dry-run', argv: ['--dry-run', 'run'], expect: { dryRun: true } },
+  // Repeatable, comma-separated, `=` form, spaces around commas; duplicates dropped, order kept.
+  {
+    flag: 'namespace',
+    argv: ['--namespace', 'ci', '--namespace=team-a, ci', '--namespace', 'b2'],
+    expect: { namespaces: ['ci', 'team-a', 'b2'] },
+  },
+  // A 63-character name is the longest allowed.
+  { flag: 'namespace', argv: ['--namespace', 'a'.repeat(63)], expect: { namespaces: ['a'.repeat(63)] } },
+  // The variable is a comma-separated list.
+  { flag: 'namespace', argv: [], env: { TRGC_NAMESPACE: 'ci,team-a' }, expect: { namespaces: ['ci', 'team-a'] } },
+  // Exclusions: repeatable and comma-separated alike; they may name an included namespace (exclusion wins later).
+  {
+    flag: 'exclude-namespace',
+    argv: ['--namespace', 'ci', '--exclude-namespace', 'ci,kube-system', '--exclude-namespace', 'tekton-pipelines'],
+    expect: { namespaces: ['ci'], excludeNamespaces: ['ci', 'kube-system', 'tekton-pipelines'] },
+  },
+  // The variable alone.
+  { flag: 'exclude-namespace', argv: [], env: { TRGC_EXCLUDE_NAMESPACE: 'kube-system' }, expect: { excludeNamespaces: ['kube-system'] } },
+  // Equality, inequality, set membership and existence, with a prefixed key; kept as written.
+  {
+    flag: 'selector',
+    argv: ['--selector', 'app.kubernetes.io/part-of=ci,tier!=cache,env in (prod, staging),track notin (canary),release,!legacy'],
+    expect: { selector: 'app.kubernetes.io/part-of=ci,tier!=cache,env in (prod, staging),track notin (canary),release,!legacy' },
+  },
+  // `==`, an empty value, spaces around the operator, and `()` as Kubernetes takes them.
+  { flag: 'selector', argv: ['--selector', 'app == ci,owner=,x in ()'], expect: { selector: 'app == ci,owner=,x in ()' } },
+  // `<` and `>` against integers, which the API server accepts.
+  { flag: 'selector', argv: ['--selector=priority>3,age<10'], expect: { selector: 'priority>3,age<10' } },
+  // An explicit empty selector selects everything.
+  { flag: 'selector', argv: ['--selector', ''], expect: { selector: '' } },
+  // The variable alone.
+  { flag: 'selector', argv: [], env: { TRGC_SELECTOR: 'app=ci' }, expect: { selector: 'app=ci' } },
+  // Minutes.
+  { flag: 'min-age', argv: ['--min-age', '30m'], expect: { minAgeMs: 30 * 60_000 } },
+  // Weeks, the largest short unit.
+  { flag: 'min-age', argv: ['--min-age', '2w'], expect: { minAgeMs: 14 * DAY } },
+  // Zero: no age protection at all.
+  { flag: 'min-age', argv: ['--min-age', '0s'], expect: { minAgeMs: 0 } },
+  // ISO 8601 with a time part.
+  { flag: 'min-age', argv: ['--min-age=PT12H'], expect: { minAgeMs: 12 * HOUR } },
+  // ISO 8601 days, from the variable.
+  { flag: 'min-age', argv: [], env: { TRGC_MIN_AGE: 'P1D' }, expect: { minAgeMs: DAY } },
+  // A duration, kept with its text for the report.
+  { flag: 'retain-for', argv: ['--retain-for', '7d'], expect: { retainFor: { kind: 'duration', ms: 7 * DAY, text: '7d' } } },
+  // forever.
+  { flag: 'retain-for', argv: [], env: { TRGC_RETAIN_FOR: 'forever' }, expect: { retainFor: { kind: 'forever' } } },
+  // A DNS subdomain with several parts.
+  { flag: 'label-prefix', argv: ['--label-prefix', 'gc.example.com'], expect: { labelPrefix: 'gc.example.com' } },
+  // A single DNS label is a subdomain too.
+  { flag: 'label-prefix', argv: [], env: { TRGC_LABEL_PREFIX: 'cleanup' }, expect: { labelPrefix: 'cleanup' } },
+  // Zero is allowed: a pass that would delete anything aborts.
+  { flag: 'max-deletions', argv: ['--max-deletions', '0'], expect: { maxDeletions: 0 } },
+  // A large cleanup, from the variable.
+  { flag: 'max-deletions', argv: [], env: { TRGC_MAX_DELETIONS: '25000' }, expect: { maxDeletions: 25000 } },
+  // Fractions below one per second.
+  { flag: 'qps', argv: ['--qps', '0.5'], expect: { qps: 0.5 } },
+  // A whole number, from the variable.
+  { flag: 'qps', argv: [], env: { TRGC_QPS: '100' }, expect: { qps: 100 } },
+  // One delete at a time.
+  { flag: 'concurrency', argv: ['--concurrency', '1'], expect: { concurrency: 1 } },
+  // More in flight, from the variable.
+  { flag: 'concurrency', argv: [], env: { TRGC_CONCURRENCY: '16' }, expect: { concurrency: 16 } },
+  // The smallest page.
+  { flag: 'page-size', argv: ['--page-size', '1'], expect: { pageSize: 1 } },
+  // The largest page, from the variable.
+  { flag: 'page-size', argv: [], env: { TRGC_PAGE_SIZE: '10000' }, expect: { pageSize: 10000 } },
+  // JSON, for machines.
+  { flag: 'output', argv: ['--output', 'json'], expect: { output: 'json' } },
+  // Markdown, in the `=` form.
+  { flag: 'output', argv: ['--output=markdown'], expect: { output: 'markdown' } },
+  // Text, from the variable.
+  { flag: 'output', argv: [], env: { TRGC_OUTPUT: 'text' }, expect: { output: 'text' } },
+  // Any path, spaces included.
+  { flag: 'report-file', argv: ['--report-file', '/tmp/gc report.md'], expect: { reportFile: '/tmp/gc report.md' } },
+  // A relative path, from the variable.
+  { flag: 'report-file', argv: [], env: { TRGC_REPORT_FILE: 'gc.json' }, expect: { reportFile: 'gc.json' } },
+  // The most verbose level.
+  { flag: 'log-level', argv: ['--log-level', 'trace'], expect: { logLevel: 'trace' } },
+  // No logs at all, from the variable.
+  { flag: 'log-level', argv: [], env: { TRGC_LOG_LEVEL: 'silent' }, expect: { logLevel: 'silent' } },
+  // An absolute path.
+  { flag: 'kubeconfig', argv: ['--kubeconfig', '/etc/gc/kubeconfig'], expect: { kubeconfig: '/etc/gc/kubeconfig' } },
+  // From the variable; KUBECONFIG itself is left to the client.
+  { flag: 'kubeconfig', argv: [], env: { TRGC_KUBECONFIG: '/k', KUBECONFIG: '/other' }, expect: { kubeconfig: '/k' } },
+  // Context names are free text in a kubeconfig.
+  { flag: 'context', argv: ['--context', 'arn:aws:eks:eu-west-1:1:cluster/ci'], expect: { context: 'arn:aws:eks:eu-west-1:1:cluster/ci' } },
+  // From the variable.
+  { flag: 'context', argv: [], env: { TRGC_CONTEXT: 'kind-ci' }, expect: { context: 'kind-ci' } },
+];
+
+describe('parseConfig: valid values', () => {
+  for (const row of VALID) {
+    it(`${row.argv.join(' ')} ${JSON.stringify(row.env ?? {})}`, () => {
+      const config = configOf(row.argv, row.env);
+      for (const [key, value] of Object.entries(row.expect)) assert.deepEqual(config[key as keyof Config], value, key);
+    });
+  }
+});
+
+interface InvalidRow {
+  /** The flag the row is about, or undefined for command-line shape errors. */
+  flag?: FlagName;
+  argv: string[];
+  env?: Env;
+  /** The exact message: one line naming the flag or variable and the bad value, with an example. */
+  message: string;
+}
+
+const NAMESPACE_EXPECTED =
+  "expected a namespace name (at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit) such as team-a";
+const SELECTOR_EXPECTED = 'expected a label selector such as "app=ci,tier!=cache,env in (prod,staging),!legacy"';
+const MIN_AGE_EXPECTED = 'expected a duration such as 30m, 1h, 2d or PT1H';
+
+const INVALID: InvalidRow[] = [
+  // A boolean takes only true or false after `=`.
+  {
+    flag: 'dry-run',
+    argv: ['--dry-run=yes'],
+    message: '--dry-run "yes": expected true or false, such as --dry-run, --dry-run=false or TRGC_DRY_RUN=true',
+  },
+  // The same from the variable names the variable; `1` is not a boolean here.
+  {
+    flag: 'dry-run',
+    argv: [],
+    env: { TRGC_DRY_RUN: '1' },
+    message: 'TRGC_DRY_RUN "1": expected true or false, such as --dry-run, --dry-run=false or TRGC_DRY_RUN=true',
+  },
+  // `--dry-run false` would otherwise leave a dry run on and a stray word.
+  { flag: 'dry-run', argv: ['--dry-run', 'false'], message: 'unexpected argument "false" after --dry-run: write --dry-run=false' },
+  // Upper case and underscores are not DNS-1123.
+  { flag: 'namespace', argv: ['--namespace', 'Team_A'], message: `--namespace "Team_A": ${NAMESPACE_EXPECTED}` },
+  // An empty name would silently widen the scope to every namespace.
+  { flag: 'namespace', argv: ['--namespace', ''], message: `--namespace "": ${NAMESPACE_EXPECTED}` },
+  // A bad part of a list is named inside the whole value.
+  { flag: 'namespace', argv: ['--namespace', 'ci,,team-a'], message: `--namespace "ci,,team-a": "" in it is not valid; ${NAMESPACE_EXPECTED}` },
+  // 64 characters is one too many.
+  { flag: 'namespace', argv: ['--namespace', 'a'.repeat(64)], message: `--namespace "${'a'.repeat(64)}": ${NAMESPACE_EXPECTED}` },
+  // `*` is how the report shows "all", not a name.
+  { flag: 'namespace', argv: [], env: { TRGC_NAMESPACE: '*' }, message: `TRGC_NAMESPACE "*": ${NAMESPACE_EXPECTED}` },
+  // A namespace cannot end with '-'.
+  { flag: 'exclude-namespace', argv: ['--exclude-namespace', 'kube-'], message: `--exclude-namespace "kube-": ${NAMESPACE_EXPECTED}` },
+  // From the variable, the bad part named.
+  {
+    flag: 'exclude-namespace',
+    argv: [],
+    env: { TRGC_EXCLUDE_NAMESPACE: 'ok,Bad' },
+    message: `TRGC_EXCLUDE_NAMESPACE "ok,Bad": "Bad" in it is not valid; ${NAMESPACE_EXPECTED}`,
+  },
+  // A trailing comma leaves an empty requirement.
+  { flag: 'selector', argv: ['--selector', 'app=ci,'], message: `--selector "app=ci,": requirement "" is not valid; ${SELECTOR_EXPECTED}` },
+  // An unclosed set.
+  { flag: 'selector', argv: ['--selector', 'env in (prod'], message: `--selector "env in (prod": parentheses do not balance; ${SELECTOR_EXPECTED}` },
+  // `in` without parentheses.
+  { flag: 'selector', argv: ['--selector', 'env in prod'], message: `--selector "env in prod": requirement "env in prod" is not valid; ${SELECTOR_EXPECTED}` },
+  // A value with a space.
+  { flag: 'selector', argv: ['--selector', 'app=my app'], message: `--selector "app=my app": requirement "app=my app" is not valid; ${SELECTOR_EXPECTED}` },
+  // `=>` is a typo for nothing.
+  { flag: 'selector', argv: ['--selector', 'app=>ci'], message: `--selector "app=>ci": requirement "app=>ci" is not valid; ${SELECTOR_EXPECTED}` },
+  // A key prefix must be a DNS subdomain.
+  { flag: 'selector', argv: [], env: { TRGC_SELECTOR: 'Example.com/app=ci' }, message: `TRGC_SELECTOR "Example.com/app=ci": requirement "Example.com/app=ci" is not valid; ${SELECTOR_EXPECTED}` },
+  // Not a duration.
+  { flag: 'min-age', argv: ['--min-age', 'abc'], message: `--min-age "abc": ${MIN_AGE_EXPECTED}` },
+  // forever makes no sense as a minimum age.
+  { flag: 'min-age', argv: [], env: { TRGC_MIN_AGE: 'forever' }, message: `TRGC_MIN_AGE "forever": ${MIN_AGE_EXPECTED}` },
+  // Units are single letters.
+  { flag: 'retain-for', argv: ['--retain-for', '7days'], message: '--retain-for "7days": expected a duration such as 12h, 7d, P7D or forever' },
+  // Negative durations cannot be written.
+  { flag: 'retain-for', argv: [], env: { TRGC_RETAIN_FOR: '-1d' }, message: 'TRGC_RETAIN_FOR "-1d": expected a duration such as 12h, 7d, P7D or forever' },
+  // Label key prefixes are lower case, no slash.
+  {
+    flag: 'label-prefix',
+    argv: ['--label-prefix', 'GC.example.com/'],
+    message: `--label-prefix "GC.example.com/": expected a DNS subdomain (lowercase letters, digits, '-' and '.', at most 253 characters) such as tekton-resource-gc.io or gc.example.com`,
+  },
+  // A DNS subdomain cannot start with a dot.
+  {
+    flag: 'label-prefix',
+    argv: [],
+    env: { TRGC_LABEL_PREFIX: '.io' },
+    message: `TRGC_LABEL_PREFIX ".io": expected a DNS subdomain (lowercase letters, digits, '-' and '.', at most 253 characters) such as tekton-resource-gc.io or gc.example.com`,
+  },
+  // Negative numbers are values, not flags, and are rejected as values.
+  { flag: 'max-deletions', argv: ['--max-deletions', '-1'], message: '--max-deletions "-1": expected a whole number of 0 or more, such as 1000' },
+  // Exponents are not whole numbers as written here.
+  { flag: 'max-deletions', argv: [], env: { TRGC_MAX_DELETIONS: '1e3' }, message: 'TRGC_MAX_DELETIONS "1e3": expected a whole number of 0 or more, such as 1000' },
+  // Zero would never delete and never finish.
+  { flag: 'qps', argv: ['--qps', '0'], message: '--qps "0": expected a number greater than 0, such as 20 or 2.5' },
+  // Not a number.
+  { flag: 'qps', argv: [], env: { TRGC_QPS: 'fast' }, message: 'TRGC_QPS "fast": expected a number greater than 0, such as 20 or 2.5' },
+  // Zero in flight would never delete.
+  { flag: 'concurrency', argv: ['--concurrency', '0'], message: '--concurrency "0": expected a whole number of 1 or more, such as 4' },
+  // Not whole.
+  { flag: 'concurrency', argv: [], env: { TRGC_CONCURRENCY: '2.5' }, message: 'TRGC_CONCURRENCY "2.5": expected a whole number of 1 or more, such as 4' },
+  // One past the largest page.
+  { flag: 'page-size', argv: ['--page-size', '10001'], message: '--page-size "10001": expected a whole number from 1 to 10000, such as 500' },
+  // An empty page.
+  { flag: 'page-size', argv: [], env: { TRGC_PAGE_SIZE: '0' }, message: 'TRGC_PAGE_SIZE "0": expected a whole number from 1 to 10000, such as 500' },
+  // Not a format this tool writes.
+  { flag: 'output', argv: ['--output', 'yaml'], message: '--output "yaml": expected one of text, json, markdown, such as json' },
+  // Formats are lower case.
+  { flag: 'output', argv: [], env: { TRGC_OUTPUT: 'JSON' }, message: 'TRGC_OUTPUT "JSON": expected one of text, json, markdown, such as json' },
+  // An empty path.
+  { flag: 'report-file', argv: ['--report-file='], message: '--report-file "": expected a non-empty value, such as reports/gc.md' },
+  // A value flag at the end of the line has no value.
+  { flag: 'report-file', argv: ['--report-file'], message: '--report-file needs a value, such as --report-file reports/gc.md' },
+  // Not a pino level.
+  { flag: 'log-level', argv: ['--log-level', 'verbose'], message: '--log-level "verbose": expected one of trace, debug, info, warn, error, fatal, silent, such as debug' },
+  // Levels are lower case.
+  { flag: 'log-level', argv: [], env: { TRGC_LOG_LEVEL: 'INFO' }, message: 'TRGC_LOG_LEVEL "INFO": expected one of trace, debug, info, warn, error, fatal, silent, such as debug' },
+  // An empty path.
+  { flag: 'kubeconfig', argv: ['--kubeconfig', ''], message: '--kubeconfig "": expected a non-empty value, such as ~/.kube/config' },
+  // A flag where a value should be means the value was forgotten.
+  { flag: 'kubeconfig', argv: ['--kubeconfig', '--dry-run'], message: '--kubeconfig needs a value, such as --kubeconfig ~/.kube/config' },
+  // An empty name.
+  { flag: 'context', argv: ['--context='], message: '--context "": expected a non-empty value, such as kind-ci' },
+  // No value at all.
+  { flag: 'context', argv: ['--context'], message: '--context needs a value, such as --context kind-ci' },
+  // A second value would silently override the first.
+  { flag: 'min-age', argv: ['--min-age', '1h', '--min-age=2h'], message: '--min-age given twice ("1h", then "2h"): give it once' },
+  // Typos get the nearest flag.
+  { argv: ['--dryrun'], message: 'unknown flag --dryrun: did you mean --dry-run?' },
+  // A plural is one edit away.
+  { argv: ['--namespaces', 'ci'], message: 'unknown flag --namespaces: did you mean --namespace?' },
+  // A prefix of a flag gets the flag.
+  { argv: ['--retain=7d'], message: 'unknown flag --retain: did you mean --retain-for?' },
+  // Nothing near: point at --help.
+  { argv: ['-n', 'ci'], message: 'unknown flag -n: see --help for the flags and variables' },
+  // Typos in a chart's variables are caught too.
+  { argv: [], env: { TRGC_DRYRUN: 'true' }, message: 'unknown variable TRGC_DRYRUN: did you mean TRGC_DRY_RUN?' },
+  // run is the only command.
+  { argv: ['delete'], message: 'unknown command "delete": the only command is run (the default), such as tekton-resource-gc run --dry-run' },
+  // Nothing follows the command but flags.
+  { argv: ['run', 'ci'], message: 'unexpected argument "ci": tekton-resource-gc run takes flags only, such as tekton-resource-gc run --dry-run --namespace ci' },
+];
+
+describe('parseConfig: invalid values', () => {
+  for (const row of INVALID) {
+    it(`${row.argv.join(' ')} ${JSON.stringify(row.env ?? {})}`, () => {
+      const { message } = errorOf(row.argv, row.env);
+      assert.equal(message, row.message);
+    });
+  }
+
+  it('says every error in one line that names the flag or variable', () => {
+    for (const row of INVALID) {
+      const { message } = errorOf(row.argv, row.env);
+      assert.doesNotMatch(message, /[\r\n]/, message);
+      if (row.flag === undefined) continue;
+      const names = [`--${row.flag}`, envVarName(row.flag)];
+      assert.ok(names.some((name) => message.includes(name)), `${message} names ${names.join(' or ')}`);
+    }
+  });
+
+  it('keeps a value with a line break on one line', () => {
+    assert.equal(errorOf(['--output', 'json\nyaml']).message, '--output "json\\nyaml": expected one of text, json, markdown, such as json');
+  });
+
+  it('has a valid and an invalid row for every flag, from the command line and from the environment', () => {
+    for (const flag of FLAG_NAMES) {
+      for (const [name, rows] of [
+        ['VALID', VALID],
+        ['INVALID', INVALID],
+      ] as const) {
+        const forFlag = rows.filter((row) => row.flag === flag);
+        assert.ok(forFlag.some((row) => row.argv.length > 0), `${name} has a command-line row for --${flag}`);
+        if (name === 'VALID') assert.ok(forFlag.some((row) => row.argv.length === 0), `VALID has an env row for ${envVarName(flag)}`);
+      }
+    }
+  });
+});
+
+describe('parseConfig: environment', () => {
+  const cases: { argv: string[]; env: Env; expect: Partial<Config> }[] = [
+    // A flag wins over its variable.
+    { argv: ['--min-age', '2h'], env: { TRGC_MIN_AGE: '5m' }, expect: { minAgeMs: 2 * HOUR } },
+    // For lists, the flag's values replace the variable's rather than adding to them.
+    { argv: ['--namespace', 'ci'], env: { TRGC_NAMESPACE: 'team-a,team-b' }, expect: { namespaces: ['ci'] } },
+    // A variable overridden by its flag is not read, so it cannot fail the pass.
+    { argv: ['--output', 'json'], env: { TRGC_OUTPUT: 'yaml' }, expect: { output: 'json' } },
+    // Flags and variables for different settings combine.
+    { argv: ['--dry-run'], env: { TRGC_NAMESPACE: 'ci', TRGC_QPS: '5' }, expect: { dryRun: true, namespaces: ['ci'], qps: 5 } },
+    // An empty variable is unset: a chart may render every variable.
+    { argv: [], env: { TRGC_MIN_AGE: '', TRGC_NAMESPACE: '', TRGC_RETAIN_FOR: '' }, expect: { minAgeMs: HOUR, namespaces: [] } },
+    // Unrelated variables, and Kubernetes service links for a Service named trgc, are ignored.
+    { argv: [], env: { HOME: '/root', TRGC_SERVICE_HOST: '10.0.0.1', TRGC_PORT: 'tcp://10.0.0.1:80', TRGC_PORT_80_TCP: 'x' }, expect: { dryRun: false } },
+  ];
+  for (const row of cases) {
+    it(`${row.argv.join(' ')} ${JSON.stringify(row.env)}`, () => {
+      const config = configOf(row.argv, row.env);
+      for (const [key, value] of Object.entries(row.expect)) assert.deepEqual(config[key as keyof Config], value, key);
+    });
+  }
+
+  it('leaves retainFor unset when nothing sets it', () => {
+    assert.equal('retainFor' in configOf([], { TRGC_RETAIN_FOR: '' }), false);
+  });
+
+  it('reads the variable named after the flag', () => {
+    assert.equal(envVarName('dry-run'), 'TRGC_DRY_RUN');
+    assert.equal(envVarName('exclude-namespace'), 'TRGC_EXCLUDE_NAMESPACE');
+  });
+});
+
+describe('parseConfig: help and version', () => {
+  const cases: { argv: string[]; env?: Env; kind: 'help' | 'version' }[] = [
+    { argv: ['--help'], kind: 'help' },
+    { argv: ['-h'], kind: 'help' },
+    { argv: ['run', '--help'], kind: 'help' },
+    // Help wins over errors elsewhere on the line or in the environment: it is how to fix them.
+    { argv: ['--bogus', '--min-age', 'abc', '-h'], env: { TRGC_TYPO: 'x' }, kind: 'help' },
+    // Help wins over version.
+    { argv: ['--version', '--help'], kind: 'help' },
+    { argv: ['--version'], kind: 'version' },
+    { argv: ['--dry-run', '--version'], kind: 'version' },
+  ];
+  for (const row of cases) {
+    it(row.argv.join(' '), () => assert.deepEqual(parseConfig(row.argv, row.env ?? {}), { kind: row.kind }));
+  }
+});
+
+describe('helpText', () => {
+  const help = helpText();
+
+  it('documents every flag with its variable', () => {
+    for (const flag of FLAG_NAMES) {
+      assert.match(help, new RegExp(`^  --${flag}\\b`, 'm'), `--${flag}`);
+      assert.ok(help.includes(envVarName(flag)), envVarName(flag));
+    }
+  });
+
+  it('shows the defaults the parser uses', () => {
+    const defaults: [string, string][] = [
+      ['TRGC_DRY_RUN', String(DEFAULTS.dryRun)],
+      ['TRGC_MIN_AGE', '1h'],
+      ['TRGC_LABEL_PREFIX', DEFAULTS.labelPrefix],
+      ['TRGC_MAX_DELETIONS', String(DEFAULTS.maxDeletions)],
+      ['TRGC_QPS', String(DEFAULTS.qps)],
+      ['TRGC_CONCURRENCY', String(DEFAULTS.concurrency)],
+      ['TRGC_PAGE_SIZE', String(DEFAULTS.pageSize)],
+      ['TRGC_OUTPUT', DEFAULTS.output],
+      ['TRGC_LOG_LEVEL', DEFAULTS.logLevel],
+    ];
+    for (const [variable, value] of defaults) assert.ok(help.includes(`(env ${variable}; default: ${value})`), variable);
+  });
+
+  it('lists the exit codes of SPEC.md', () => {
+    for (const code of ['0', '1', '2', '3']) assert.match(help, new RegExp(`^  ${code}  \\S`, 'm'), `exit ${code}`);
+  });
+
+  it('has examples that parse', () => {
+    const examples = help.split('\n').filter((line) => line.startsWith('  tekton-resource-gc --'));
+    assert.ok(examples.length >= 3);
+    for (const line of examples) {
+      // These examples quote only single words, so dropping the quotes is the shell's split.
+      const argv = line.replace(/\s*\\$/, '').replace(/'/g, '').trim().split(/\s+/).slice(1);
+      assert.equal(parseConfig(argv, {}).kind, 'run', line);
+    }
+  });
+
+  it('fits in 100 columns', () => {
+    for (const line of help.split('\n')) assert.ok(line.length <= 100, line);
+  });
+});
