@@ -1,0 +1,557 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { decide } from '../../src/core/decide.js';
+import { buildGraph } from '../../src/core/graph.js';
+import type { Action, NamespaceRecord, Policy, Reason, ReferenceView, RunRecord, TargetRecord } from '../../src/core/types.js';
+import { DAY, HOUR, NOW, POLICY, activeRun, at, namespaces, ownerRef, run, target } from '../fixtures/unit/records.js';
+
+const KEY = 'tekton-resource-gc.io';
+
+interface Row {
+  row: string;
+  target: TargetRecord;
+  runs?: readonly RunRecord[];
+  namespace?: NamespaceRecord;
+  policy?: Partial<Policy>;
+  action: Action;
+  reason: Reason;
+  message: string;
+  warnings?: readonly string[];
+}
+
+const dayAgo = at(-DAY);
+const twoDaysAgo = at(-2 * DAY);
+
+const rows: readonly Row[] = [
+  // 1: retained
+  {
+    row: 'rule 1: retain label "true" keeps even an unreferenced old target',
+    target: target('t', { labels: { [`${KEY}/retain`]: 'true' } }),
+    action: 'keep',
+    reason: 'retained',
+    message: `retained by label ${KEY}/retain="true"`,
+  },
+  {
+    row: 'rule 1: retain annotation "true"',
+    target: target('t', { annotations: { [`${KEY}/retain`]: 'true' } }),
+    action: 'keep',
+    reason: 'retained',
+    message: `retained by annotation ${KEY}/retain="true"`,
+  },
+  {
+    row: 'rule 1: a value other than true/false retains, with a warning',
+    target: target('t', { labels: { [`${KEY}/retain`]: 'yes' } }),
+    action: 'keep',
+    reason: 'retained',
+    message: `retained by label ${KEY}/retain="yes"`,
+    warnings: [`label ${KEY}/retain "yes" is neither "true" nor "false"; any value but "false" retains`],
+  },
+  {
+    row: 'rule 1: retain "false" does not retain: the target is collected',
+    target: target('t', { labels: { [`${KEY}/retain`]: 'false' } }),
+    action: 'delete',
+    reason: 'unreferenced',
+    message: 'no run references it',
+  },
+  {
+    row: 'rule 1: the label wins over the annotation: label false, annotation true is not retained',
+    target: target('t', { labels: { [`${KEY}/retain`]: 'false' }, annotations: { [`${KEY}/retain`]: 'true' } }),
+    action: 'delete',
+    reason: 'unreferenced',
+    message: 'no run references it',
+    warnings: [`label ${KEY}/retain "false" is used; the annotation of the same key, "true", is ignored`],
+  },
+  {
+    row: 'rule 1 before rule 5: retained even while an active run references it',
+    target: target('t', { labels: { [`${KEY}/retain`]: 'true' } }),
+    runs: [activeRun('build-1', ['t'])],
+    action: 'keep',
+    reason: 'retained',
+    message: `retained by label ${KEY}/retain="true"`,
+  },
+  {
+    row: 'rule 1 under another prefix: the default key means nothing',
+    target: target('t', { labels: { [`${KEY}/retain`]: 'true', 'example.com/retain': 'true' } }),
+    policy: { labelPrefix: 'example.com' },
+    action: 'keep',
+    reason: 'retained',
+    message: 'retained by label example.com/retain="true"',
+  },
+  // 2: namespace-retained
+  {
+    row: 'rule 2: namespace label retain "true"',
+    target: target('t'),
+    namespace: { name: 'ci', labels: { [`${KEY}/retain`]: 'true' } },
+    action: 'keep',
+    reason: 'namespace-retained',
+    message: `namespace ci is retained by label ${KEY}/retain="true"`,
+  },
+  {
+    row: 'rule 2: namespace label with another value retains too, with a warning',
+    target: target('t'),
+    namespace: { name: 'ci', labels: { [`${KEY}/retain`]: 'keep' } },
+    action: 'keep',
+    reason: 'namespace-retained',
+    message: `namespace ci is retained by label ${KEY}/retain="keep"`,
+    warnings: [`namespace ci: label ${KEY}/retain "keep" is neither "true" nor "false"; any value but "false" retains`],
+  },
+  {
+    row: 'rule 2: namespace label "false" retains nothing',
+    target: target('t'),
+    namespace: { name: 'ci', labels: { [`${KEY}/retain`]: 'false' } },
+    action: 'delete',
+    reason: 'unreferenced',
+    message: 'no run references it',
+  },
+  {
+    row: 'rule 2: another namespace retained does not retain this one',
+    target: target('t'),
+    namespace: { name: 'prod', labels: { [`${KEY}/retain`]: 'true' } },
+    action: 'delete',
+    reason: 'unreferenced',
+    message: 'no run references it',
+  },
+  // 3: retention-invalid
+  {
+    row: 'rule 3: retain-for that is not a duration',
+    target: target('t', { labels: { [`${KEY}/retain-for`]: '2x' } }),
+    action: 'keep',
+    reason: 'retention-invalid',
+    message: `label ${KEY}/retain-for "2x": expected a duration such as 12h, 7d, P7D or forever`,
+    warnings: [`label ${KEY}/retain-for "2x": expected a duration such as 12h, 7d, P7D or forever`],
+  },
+  {
+    row: 'rule 3: retain-until that is not a date, in an annotation',
+    target: target('t', { annotations: { [`${KEY}/retain-until`]: 'next friday' } }),
+    action: 'keep',
+    reason: 'retention-invalid',
+    message: `annotation ${KEY}/retain-until "next friday": expected a date such as 2026-12-31 or a timestamp such as 2026-12-31T18:00:00Z`,
+    warnings: [`annotation ${KEY}/retain-until "next friday": expected a date such as 2026-12-31 or a timestamp such as 2026-12-31T18:00:00Z`],
+  },
+  {
+    row: 'rule 3 after rule 1: a retained target with an invalid value stays retained, and warns',
+    target: target('t', { labels: { [`${KEY}/retain`]: 'true', [`${KEY}/retain-for`]: 'P' } }),
+    action: 'keep',
+    reason: 'retained',
+    message: `retained by label ${KEY}/retain="true"`,
+    warnings: [`label ${KEY}/retain-for "P": expected a duration such as 12h, 7d, P7D or forever`],
+  },
+  // 4: unreadable-run
+  {
+    row: 'rule 4: a run in the namespace with references of an unexpected shape',
+    target: target('t'),
+    runs: [run('odd-1', null, { kind: 'TaskRun' })],
+    action: 'keep',
+    reason: 'unreadable-run',
+    message: 'TaskRun odd-1 in namespace ci has references of an unexpected shape (spec.resources: expected an array, found a string), so what it names is unknown',
+  },
+  {
+    row: 'rule 4: several unreadable runs are counted',
+    target: target('t'),
+    runs: [run('odd-1', null), run('odd-2', null), run('odd-3', null)],
+    action: 'keep',
+    reason: 'unreadable-run',
+    message: 'PipelineRun odd-1 in namespace ci has references of an unexpected shape (spec.resources: expected an array, found a string) and 2 more unreadable runs, so what it names is unknown',
+  },
+  {
+    row: 'rule 4: an unreadable run in another namespace does not matter',
+    target: target('t'),
+    runs: [run('odd-1', null, { namespace: 'other' })],
+    action: 'delete',
+    reason: 'unreferenced',
+    message: 'no run references it',
+  },
+  {
+    row: 'rule 4: a run whose namespace cannot be read counts against every namespace',
+    target: target('t'),
+    runs: [run('', null, { namespace: '', problems: [{ field: 'metadata.namespace', problem: 'expected a non-empty string, found a number' }] })],
+    action: 'keep',
+    reason: 'unreadable-run',
+    message: 'PipelineRun (unnamed) whose namespace cannot be read has references of an unexpected shape (metadata.namespace: expected a non-empty string, found a number), so what it names is unknown',
+  },
+  {
+    row: 'rule 4 before rule 5: an unreadable run wins over an active one',
+    target: target('t'),
+    runs: [activeRun('build-1', ['t']), run('odd-1', null)],
+    action: 'keep',
+    reason: 'unreadable-run',
+    message: 'PipelineRun odd-1 in namespace ci has references of an unexpected shape (spec.resources: expected an array, found a string), so what it names is unknown',
+  },
+  // 5: referenced-by-active-run
+  {
+    row: 'rule 5: a running PipelineRun',
+    target: target('t'),
+    runs: [activeRun('build-42', ['t'])],
+    action: 'keep',
+    reason: 'referenced-by-active-run',
+    message: 'referenced by active PipelineRun build-42 (running)',
+  },
+  {
+    row: 'rule 5: a pending run counts as active',
+    target: target('t'),
+    runs: [run('build-43', ['t'], { state: 'pending' })],
+    action: 'keep',
+    reason: 'referenced-by-active-run',
+    message: 'referenced by active PipelineRun build-43 (pending)',
+  },
+  {
+    row: 'rule 5: one active among finished runs is enough, and others are counted',
+    target: target('t'),
+    runs: [run('a-done', ['t']), activeRun('b-run', ['t']), activeRun('c-run', ['t'], { kind: 'TaskRun' })],
+    action: 'keep',
+    reason: 'referenced-by-active-run',
+    message: 'referenced by active PipelineRun b-run (running) and 1 more active run',
+  },
+  {
+    row: 'rule 5: a TaskRun done but its PipelineRun still running is active',
+    target: target('t'),
+    runs: [
+      run('child', ['t'], { kind: 'TaskRun', state: 'failed', parentPipelineRun: { name: 'parent', uid: 'uid-parent' } }),
+      activeRun('parent', []),
+    ],
+    action: 'keep',
+    reason: 'referenced-by-active-run',
+    message: 'referenced by active TaskRun child (running)',
+  },
+  {
+    row: 'rule 5: a run referencing the target as its owner (ownerReference) keeps it while active',
+    target: target('t', { ownerReferences: [ownerRef(activeRun('owner', []))] }),
+    runs: [activeRun('owner', [])],
+    action: 'keep',
+    reason: 'referenced-by-active-run',
+    message: 'referenced by active PipelineRun owner (running)',
+  },
+  {
+    row: 'rule 5: an active run in another namespace naming the same name is no reference',
+    target: target('t'),
+    runs: [activeRun('build-1', ['t'], { namespace: 'other' })],
+    action: 'delete',
+    reason: 'unreferenced',
+    message: 'no run references it',
+  },
+  {
+    row: 'rule 5: an active run naming another target is no reference',
+    target: target('t'),
+    runs: [activeRun('build-1', ['t-other'])],
+    action: 'delete',
+    reason: 'unreferenced',
+    message: 'no run references it',
+  },
+  // 6: too-young
+  {
+    row: 'rule 6: created 20m ago with min age 1h',
+    target: target('t', { createdAt: at(-20 * 60_000) }),
+    action: 'keep',
+    reason: 'too-young',
+    message: 'created 20m ago; min age 1h',
+  },
+  {
+    row: 'rule 6 boundary: exactly min age old is not too young',
+    target: target('t', { createdAt: at(-HOUR) }),
+    action: 'delete',
+    reason: 'unreferenced',
+    message: 'no run references it',
+  },
+  {
+    row: 'rule 6 boundary: one millisecond short of min age is too young',
+    target: target('t', { createdAt: new Date(NOW.getTime() - HOUR + 1).toISOString() }),
+    action: 'keep',
+    reason: 'too-young',
+    message: 'created 59m59s ago; min age 1h',
+  },
+  {
+    row: 'rule 6: a creation time in the future (clock skew) is young',
+    target: target('t', { createdAt: at(5 * 60_000) }),
+    action: 'keep',
+    reason: 'too-young',
+    message: 'created 5m from now by this clock; min age 1h',
+  },
+  {
+    row: 'rule 6: a creation time that cannot be read keeps the target',
+    target: target('t', { createdAt: 'yesterday' }),
+    action: 'keep',
+    reason: 'too-young',
+    message: 'creation time "yesterday" cannot be read; min age 1h',
+  },
+  {
+    row: 'rule 6 with min age 0: a brand new target is old enough',
+    target: target('t', { createdAt: at(0) }),
+    policy: { minAgeMs: 0 },
+    action: 'delete',
+    reason: 'unreferenced',
+    message: 'no run references it',
+  },
+  // 7: retain-until
+  {
+    row: 'rule 7: retain-until tomorrow',
+    target: target('t', { labels: { [`${KEY}/retain-until`]: '2026-11-30' } }),
+    action: 'keep',
+    reason: 'retain-until',
+    message: `retained until 2026-11-30T00:00:00Z by label ${KEY}/retain-until`,
+  },
+  {
+    row: 'rule 7 boundary: retain-until equal to now is not in the future',
+    target: target('t', { annotations: { [`${KEY}/retain-until`]: '2026-11-29T12:00:00Z' } }),
+    action: 'delete',
+    reason: 'unreferenced',
+    message: 'no run references it',
+  },
+  {
+    row: 'rule 7: retain-until one second from now keeps',
+    target: target('t', { annotations: { [`${KEY}/retain-until`]: '2026-11-29T12:00:01Z' } }),
+    action: 'keep',
+    reason: 'retain-until',
+    message: `retained until 2026-11-29T12:00:01Z by annotation ${KEY}/retain-until`,
+  },
+  {
+    row: 'rule 7: retain-until in the past lets the target go',
+    target: target('t', { labels: { [`${KEY}/retain-until`]: '2026-11-01' } }),
+    runs: [run('build-1', ['t'])],
+    action: 'delete',
+    reason: 'runs-finished',
+    message: `its only referencing run, PipelineRun build-1, finished at ${dayAgo}`,
+  },
+  // 8: retain-for
+  {
+    row: 'rule 8: per-target retain-for 7d from the last run finishing a day ago',
+    target: target('t', { labels: { [`${KEY}/retain-for`]: '7d' } }),
+    runs: [run('build-1', ['t'], { finishedAt: twoDaysAgo }), run('build-2', ['t'])],
+    action: 'keep',
+    reason: 'retain-for',
+    message: `retain-for 7d (label ${KEY}/retain-for) lasts until 2026-12-05T12:00:00Z, counted from the last run finishing at ${dayAgo}`,
+  },
+  {
+    row: 'rule 8: retain-for elapsed since the last finish lets the target go',
+    target: target('t', { annotations: { [`${KEY}/retain-for`]: 'PT12H' } }),
+    runs: [run('build-1', ['t'])],
+    action: 'delete',
+    reason: 'runs-finished',
+    message: `its only referencing run, PipelineRun build-1, finished at ${dayAgo}`,
+  },
+  {
+    row: 'rule 8 boundary: retain-for exactly elapsed is no longer retained',
+    target: target('t', { labels: { [`${KEY}/retain-for`]: '1d' } }),
+    runs: [run('build-1', ['t'])],
+    action: 'delete',
+    reason: 'runs-finished',
+    message: `its only referencing run, PipelineRun build-1, finished at ${dayAgo}`,
+  },
+  {
+    row: 'rule 8: no referencing run: counted from the creation time (3 days ago)',
+    target: target('t', { labels: { [`${KEY}/retain-for`]: '4d' } }),
+    action: 'keep',
+    reason: 'retain-for',
+    message: `retain-for 4d (label ${KEY}/retain-for) lasts until 2026-11-30T12:00:00Z, counted from its creation at 2026-11-26T12:00:00Z`,
+  },
+  {
+    row: 'rule 8: the global retain-for applies when the target has none',
+    target: target('t'),
+    runs: [run('build-1', ['t'])],
+    policy: { retainFor: { kind: 'duration', ms: 2 * DAY, text: '2d' } },
+    action: 'keep',
+    reason: 'retain-for',
+    message: `retain-for 2d (the global retain-for) lasts until 2026-11-30T12:00:00Z, counted from the last run finishing at ${dayAgo}`,
+  },
+  {
+    row: "rule 8: the target's own retain-for wins over the global one (shorter here)",
+    target: target('t', { labels: { [`${KEY}/retain-for`]: '1h' } }),
+    runs: [run('build-1', ['t'])],
+    policy: { retainFor: { kind: 'forever' } },
+    action: 'delete',
+    reason: 'runs-finished',
+    message: `its only referencing run, PipelineRun build-1, finished at ${dayAgo}`,
+  },
+  {
+    row: 'rule 8: retain-for forever',
+    target: target('t', { labels: { [`${KEY}/retain-for`]: 'forever' } }),
+    runs: [run('build-1', ['t'])],
+    action: 'keep',
+    reason: 'retain-for',
+    message: `retained forever by label ${KEY}/retain-for`,
+  },
+  {
+    row: 'rule 8: the global retain-for forever keeps unreferenced targets too',
+    target: target('t'),
+    policy: { retainFor: { kind: 'forever' } },
+    action: 'keep',
+    reason: 'retain-for',
+    message: 'retained forever by the global retain-for',
+  },
+  {
+    row: 'rule 8 after rule 6: a young target is too young first',
+    target: target('t', { createdAt: at(-10 * 60_000), labels: { [`${KEY}/retain-for`]: 'forever' } }),
+    action: 'keep',
+    reason: 'too-young',
+    message: 'created 10m ago; min age 1h',
+  },
+  // 9: runs-finished
+  {
+    row: 'rule 9: all referencing runs finished (succeeded, failed, cancelled)',
+    target: target('t'),
+    runs: [
+      run('a', ['t'], { finishedAt: at(-3 * HOUR) }),
+      run('b', ['t'], { state: 'failed', finishedAt: at(-2 * HOUR) }),
+      run('c', ['t'], { kind: 'TaskRun', state: 'cancelled', finishedAt: at(-5 * HOUR) }),
+    ],
+    action: 'delete',
+    reason: 'runs-finished',
+    message: 'all 3 referencing runs finished; last at 2026-11-29T10:00:00Z',
+  },
+  {
+    row: 'rule 9: a child TaskRun done while its PipelineRun is finished too',
+    target: target('t'),
+    runs: [run('child', ['t'], { kind: 'TaskRun', parentPipelineRun: { name: 'parent', uid: 'uid-parent' } }), run('parent', [])],
+    action: 'delete',
+    reason: 'runs-finished',
+    message: `its only referencing run, TaskRun child, finished at ${dayAgo}`,
+  },
+  {
+    row: 'rule 9: a child TaskRun done whose PipelineRun is gone',
+    target: target('t'),
+    runs: [run('child', ['t'], { kind: 'TaskRun', parentPipelineRun: { name: 'parent', uid: 'uid-parent' } })],
+    action: 'delete',
+    reason: 'runs-finished',
+    message: `its only referencing run, TaskRun child, finished at ${dayAgo}`,
+  },
+  {
+    row: 'rule 9: a running PipelineRun of the same name but another uid is not the parent (recreated)',
+    target: target('t'),
+    runs: [
+      run('child', ['t'], { kind: 'TaskRun', parentPipelineRun: { name: 'parent', uid: 'uid-old-parent' } }),
+      activeRun('parent', []),
+    ],
+    action: 'delete',
+    reason: 'runs-finished',
+    message: `its only referencing run, TaskRun child, finished at ${dayAgo}`,
+  },
+  {
+    row: 'rule 9: a finished owner (ownerReference) is a finished reference',
+    target: target('t', { ownerReferences: [ownerRef(run('owner', []))] }),
+    runs: [run('owner', [])],
+    action: 'delete',
+    reason: 'runs-finished',
+    message: `its only referencing run, PipelineRun owner, finished at ${dayAgo}`,
+  },
+  // 10: unreferenced
+  {
+    row: 'rule 10: no run at all',
+    target: target('t'),
+    action: 'delete',
+    reason: 'unreferenced',
+    message: 'no run references it',
+  },
+  {
+    row: 'rule 10: an owner that is gone references nothing',
+    target: target('t', { ownerReferences: [{ kind: 'PipelineRun', name: 'gone', uid: 'uid-gone', controller: true }] }),
+    action: 'delete',
+    reason: 'unreferenced',
+    message: 'no run references it',
+  },
+  {
+    row: 'rule 10: an owner of the same name but another uid is gone',
+    target: target('t', { ownerReferences: [{ kind: 'PipelineRun', name: 'owner', uid: 'uid-earlier-owner', controller: true }] }),
+    runs: [activeRun('owner', [])],
+    action: 'delete',
+    reason: 'unreferenced',
+    message: 'no run references it',
+  },
+  {
+    row: 'rule 10: an owner uid that matches a run in another namespace is no owner (ownerReferences never cross namespaces)',
+    target: target('t', { ownerReferences: [ownerRef(activeRun('owner', []))] }),
+    runs: [activeRun('owner', [], { namespace: 'other' })],
+    action: 'delete',
+    reason: 'unreferenced',
+    message: 'no run references it',
+  },
+  {
+    row: 'rule 10: an owner that is not a run (ConfigMap) references nothing',
+    target: target('t', { ownerReferences: [{ kind: 'ConfigMap', name: 'c', uid: 'uid-c', controller: false }] }),
+    action: 'delete',
+    reason: 'unreferenced',
+    message: 'no run references it',
+  },
+];
+
+describe('decide: the rules of SPEC.md section 2, first match wins', () => {
+  for (const row of rows) {
+    it(row.row, () => {
+      const view = {
+        targets: [row.target],
+        runs: row.runs ?? [],
+        namespaces: row.namespace === undefined ? new Map() : namespaces(row.namespace),
+      };
+      const [decision, ...others] = decide(view, { ...POLICY, ...row.policy }, NOW);
+      assert.equal(others.length, 0);
+      assert.ok(decision !== undefined);
+      assert.deepEqual(
+        { action: decision.action, reason: decision.reason, message: decision.message, warnings: decision.warnings },
+        { action: row.action, reason: row.reason, message: row.message, warnings: row.warnings ?? [] },
+      );
+    });
+  }
+});
+
+describe('decide: the decisions as a whole', () => {
+  it('lists the referencing runs with effective states, sorted by kind then name', () => {
+    const runs = [
+      run('z-pr', ['t'], { finishedAt: '2026-11-28T10:00:00Z' }),
+      run('a-tr', ['t'], { kind: 'TaskRun', parentPipelineRun: { name: 'p', uid: 'uid-p' } }),
+      activeRun('p', []),
+      activeRun('owner', []),
+    ];
+    const [decision] = decide({ targets: [target('t', { ownerReferences: [ownerRef(activeRun('owner', []))] })], runs, namespaces: new Map() }, POLICY, NOW);
+    const expected: ReferenceView[] = [
+      { kind: 'PipelineRun', name: 'owner', state: 'running', via: 'ownerReference' },
+      { kind: 'PipelineRun', name: 'z-pr', state: 'succeeded', finishedAt: '2026-11-28T10:00:00Z', via: 'spec' },
+      { kind: 'TaskRun', name: 'a-tr', state: 'running', finishedAt: dayAgo, via: 'spec' },
+    ];
+    assert.deepEqual(decision?.references, expected);
+  });
+
+  it('a run that names the target and owns it is listed once, as spec', () => {
+    const owner = run('owner', ['t']);
+    const [decision] = decide({ targets: [target('t', { ownerReferences: [ownerRef(owner)] })], runs: [owner], namespaces: new Map() }, POLICY, NOW);
+    assert.deepEqual(decision?.references.map((ref) => ref.via), ['spec']);
+  });
+
+  it('sorts decisions by namespace, then name', () => {
+    const targets = [target('b'), target('a', { namespace: 'z' }), target('a'), target('c', { namespace: 'b' })];
+    const decisions = decide({ targets, runs: [], namespaces: new Map() }, POLICY, NOW);
+    assert.deepEqual(decisions.map((d) => `${d.target.namespace}/${d.target.name}`), ['b/c', 'ci/a', 'ci/b', 'z/a']);
+  });
+
+  it('never reads the clock: the same view at two instants decides by the instant given', () => {
+    const view = { targets: [target('t', { createdAt: '2026-11-29T11:30:00Z' })], runs: [], namespaces: new Map() };
+    assert.equal(decide(view, POLICY, new Date('2026-11-29T12:00:00Z'))[0]?.reason, 'too-young');
+    assert.equal(decide(view, POLICY, new Date('2026-11-29T12:30:00Z'))[0]?.reason, 'unreferenced');
+  });
+
+  it('scales: 10,000 targets and 40,000 runs decide in well under a few seconds', () => {
+    const targets = Array.from({ length: 10_000 }, (_, i) => target(`t-${i}`, { namespace: `ns-${i % 50}` }));
+    const runs = Array.from({ length: 40_000 }, (_, i) => {
+      const namespace = `ns-${i % 50}`;
+      const references = [`t-${(i * 7) % 10_000}`, `t-${(i * 13) % 10_000}`];
+      return i % 10 === 0 ? activeRun(`r-${i}`, references, { namespace }) : run(`r-${i}`, references, { namespace });
+    });
+    const started = performance.now();
+    const decisions = decide({ targets, runs, namespaces: new Map() }, POLICY, NOW);
+    const elapsed = performance.now() - started;
+    assert.equal(decisions.length, 10_000);
+    assert.ok(elapsed < 5_000, `took ${elapsed.toFixed(0)} ms`);
+  });
+});
+
+describe('buildGraph', () => {
+  it('a child of an active parent in another namespace is not its child (ownerReferences never cross namespaces)', () => {
+    const child = run('child', ['t'], { kind: 'TaskRun', parentPipelineRun: { name: 'parent', uid: 'uid-parent' } });
+    const graph = buildGraph([child, activeRun('parent', [], { namespace: 'other' })]);
+    assert.equal(graph.referencingRuns(target('t'))[0]?.state, 'succeeded');
+  });
+
+  it('unreadable runs are per namespace, and runs of unknown namespace count everywhere', () => {
+    const unknown = run('', null, { namespace: '' });
+    const graph = buildGraph([run('odd', null, { namespace: 'a' }), unknown]);
+    assert.deepEqual(graph.unreadableRuns('a').map((r) => r.name), ['odd', '']);
+    assert.deepEqual(graph.unreadableRuns('b'), [unknown]);
+  });
+});
