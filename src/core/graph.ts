@@ -29,6 +29,8 @@ export function buildGraph(runs: readonly RunRecord[]): ReferenceGraph {
     }
     for (const name of run.references) append(bySpecReference, nameKey(run.namespace, name), run);
   }
+  // The decision names the first unreadable run: the same one whatever the order of the list.
+  for (const list of [...unreadableByNamespace.values(), unattributed]) list.sort(byKindNameUid);
 
   const stateOf = (run: RunRecord): RunState => effectiveState(run, parentOf(run, byUid));
   const view = (run: RunRecord, via: ReferenceView['via']): ReferenceView => ({
@@ -78,6 +80,10 @@ function owningRuns(target: TargetRecord, byUid: ReadonlyMap<string, RunRecord>)
     // ownerReferences never cross namespaces.
     return run !== undefined && run.namespace === target.namespace ? [run] : [];
   });
+}
+
+function byKindNameUid(a: RunRecord, b: RunRecord): number {
+  return compareText(a.kind, b.kind) || compareText(a.name, b.name) || compareText(a.uid, b.uid);
 }
 
 function byKindThenName(a: ReferenceView, b: ReferenceView): number {

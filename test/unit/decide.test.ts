@@ -514,6 +514,15 @@ describe('decide: the decisions as a whole', () => {
     assert.deepEqual(decision?.references.map((ref) => ref.via), ['spec']);
   });
 
+  it('names the same unreadable run whatever the order of the runs', () => {
+    const runs = [run('odd-b', null), run('odd-a', null, { kind: 'TaskRun' }), run('odd-a', null)];
+    const messages = [runs, [...runs].reverse()].map((list) => decide({ targets: [target('t')], runs: list, namespaces: new Map() }, POLICY, NOW)[0]?.message);
+    assert.deepEqual(messages, [
+      'PipelineRun odd-a in namespace ci has references of an unexpected shape (spec.resources: expected an array, found a string) and 2 more unreadable runs, so what it names is unknown',
+      'PipelineRun odd-a in namespace ci has references of an unexpected shape (spec.resources: expected an array, found a string) and 2 more unreadable runs, so what it names is unknown',
+    ]);
+  });
+
   it('sorts decisions by namespace, then name', () => {
     const targets = [target('b'), target('a', { namespace: 'z' }), target('a'), target('c', { namespace: 'b' })];
     const decisions = decide({ targets, runs: [], namespaces: new Map() }, POLICY, NOW);

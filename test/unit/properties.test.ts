@@ -1,0 +1,215 @@
+/**
+ * Properties of decide() over generated clusters, checked against oracles written here
+ * from SPEC.md rather than from the graph code. Seeded: set TRGC_FC_SEED to replay a
+ * failure (fast-check prints the seed and path when a property fails).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { actionFor, decide } from '../../src/core/decide.js';
+import type { ClusterView, NamespaceRecord, OwnerRef, Policy, RunKindName, RunRecord, RunState, TargetRecord } from '../../src/core/types.js';
+import { NOW } from '../fixtures/unit/records.js';
+
+const SEED = Number(process.env['TRGC_FC_SEED'] ?? 20261129);
+const RUNS = { seed: SEED, numRuns: 300 };
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const PREFIX = 'tekton-resource-gc.io';
+const POLICY: Policy = { labelPrefix: PREFIX, minAgeMs: HOUR };
+const NAMESPACES = ['a', 'b'] as const;
+const TARGET_NAMES = ['t0', 't1', 't2', 't3', 't4'] as const;
+const RUN_NAMES = ['r0', 'r1', 'r2', 'r3', 'r4', 'r5'] as const;
+
+type Generated<A> = A extends fc.Arbitrary<infer T> ? T : never;
+
+const instant = (offsetMs: number): string => new Date(NOW.getTime() + offsetMs).toISOString();
+const runUid = (kind: RunKindName, namespace: string, name: string): string => `uid-${kind}-${namespace}-${name}`;
+
+/** `absent` most of the time (weight 4 to 1), so that many targets reach the later rules. */
+function rarely<T, A>(arbitrary: fc.Arbitrary<T>, absent: A): fc.Arbitrary<T | A> {
+  return fc.oneof({ arbitrary: fc.constant(absent), weight: 4 }, { arbitrary, weight: 1 });
+}
+
+/** Values a retention key may carry, valid and not, boundaries included. */
+const retainText = rarely(fc.constantFrom('true', 'false', 'yes', ''), undefined);
+const untilText = rarely(fc.constantFrom('2026-11-29T12:00:00Z', '2026-11-30', '2026-11-01', 'soon'), undefined);
+const forText = rarely(fc.constantFrom('1h', '1d', '2d', 'P7D', 'forever', '2x'), undefined);
+
+const keyValues = fc.record({ retain: retainText, 'retain-until': untilText, 'retain-for': forText });
+
+function prefixed(values: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(values).flatMap(([key, value]) => (value === undefined ? [] : [[`${PREFIX}/${key}`, value]])),
+  );
+}
+
+const runArb = fc.record({
+  kind: fc.constantFrom<RunKindName>('PipelineRun', 'TaskRun'),
+  // '' (namespace unreadable) and null references are rare: each one keeps whole namespaces.
+  namespace: fc.oneof({ arbitrary: fc.constantFrom('a', 'b'), weight: 60 }, { arbitrary: fc.constant(''), weight: 1 }),
+  name: fc.constantFrom(...RUN_NAMES),
+  references: fc.oneof({ arbitrary: fc.subarray([...TARGET_NAMES]), weight: 40 }, { arbitrary: fc.constant(null), weight: 1 }),
+  state: fc.constantFrom<RunState>('pending', 'running', 'succeeded', 'failed', 'cancelled'),
+  finishedAgo: fc.oneof(fc.constantFrom(0, DAY, 2 * DAY), fc.integer({ min: 0, max: 10 * DAY })),
+  parent: fc.option(fc.constantFrom(...RUN_NAMES), { nil: undefined, freq: 2 }),
+});
+
+function toRun(generated: Generated<typeof runArb>): RunRecord {
+  const finished = generated.state !== 'pending' && generated.state !== 'running';
+  // A record with an unknown namespace always has unknown references (toRunRecord).
+  const references = generated.namespace === '' ? null : generated.references;
+  return {
+    kind: generated.kind,
+    namespace: generated.namespace,
+    name: generated.name,
+    uid: runUid(generated.kind, generated.namespace, generated.name),
+    resourceVersion: '1',
+    createdAt: instant(-11 * DAY),
+    state: generated.state,
+    ...(finished && { finishedAt: instant(-generated.finishedAgo) }),
+    references,
+    ...(generated.kind === 'TaskRun' &&
+      generated.parent !== undefined && {
+        parentPipelineRun: { name: generated.parent, uid: runUid('PipelineRun', generated.namespace, generated.parent) },
+      }),
+    problems: references === null ? [{ field: 'spec.resources', problem: 'expected an array, found a string' }] : [],
+  };
+}
+
+const targetArb = fc.record({
+  namespace: fc.constantFrom(...NAMESPACES),
+  name: fc.constantFrom(...TARGET_NAMES),
+  createdOffset: fc.oneof(fc.constantFrom(-HOUR, -HOUR + 1, -20 * MINUTE, 0, 5 * MINUTE), fc.integer({ min: -5 * DAY, max: -HOUR })),
+  labels: keyValues,
+  annotations: keyValues,
+  owner: rarely(fc.record({ kind: fc.constantFrom<RunKindName>('PipelineRun', 'TaskRun'), name: fc.constantFrom(...RUN_NAMES) }), undefined),
+});
+
+function toTarget(generated: Generated<typeof targetArb>): TargetRecord {
+  const owners: OwnerRef[] =
+    generated.owner === undefined
+      ? []
+      : [{ ...generated.owner, uid: runUid(generated.owner.kind, generated.namespace, generated.owner.name), controller: false }];
+  return {
+    namespace: generated.namespace,
+    name: generated.name,
+    uid: `uid-${generated.namespace}-${generated.name}`,
+    resourceVersion: '1',
+    createdAt: instant(generated.createdOffset),
+    labels: prefixed(generated.labels),
+    annotations: prefixed(generated.annotations),
+    ownerReferences: owners,
+  };
+}
+
+const namespaceArb = fc.record({ a: retainText, b: retainText });
+
+function toNamespaces(generated: Generated<typeof namespaceArb>): NamespaceRecord[] {
+  return NAMESPACES.map((name) => ({ name, labels: prefixed({ retain: generated[name] }) }));
+}
+
+const clusterArb = fc
+  .record({
+    targets: fc.uniqueArray(targetArb, { selector: (t) => `${t.namespace}/${t.name}`, maxLength: 10 }),
+    runs: fc.uniqueArray(runArb, { selector: (r) => `${r.kind}/${r.namespace}/${r.name}`, maxLength: 14 }),
+    namespaces: namespaceArb,
+  })
+  .map((generated) => ({
+    targets: generated.targets.map(toTarget),
+    runs: generated.runs.map(toRun),
+    namespaces: toNamespaces(generated.namespaces),
+  }));
+
+function viewOf(cluster: { targets: TargetRecord[]; runs: RunRecord[]; namespaces: NamespaceRecord[] }): ClusterView {
+  return { targets: cluster.targets, runs: cluster.runs, namespaces: new Map(cluster.namespaces.map((ns) => [ns.name, ns])) };
+}
+
+// Oracles, from SPEC.md's words.
+
+const isActiveState = (state: RunState): boolean => state === 'pending' || state === 'running';
+
+function isEffectivelyActive(run: RunRecord, runs: readonly RunRecord[]): boolean {
+  if (isActiveState(run.state)) return true;
+  const parent = run.parentPipelineRun;
+  return (
+    parent !== undefined &&
+    runs.some((p) => p.kind === 'PipelineRun' && p.uid === parent.uid && p.namespace === run.namespace && isActiveState(p.state))
+  );
+}
+
+function names(run: RunRecord, target: TargetRecord): boolean {
+  if (run.namespace !== target.namespace) return false;
+  const bySpec = run.references?.includes(target.name) ?? false;
+  return bySpec || target.ownerReferences.some((owner) => owner.kind === run.kind && owner.uid === run.uid);
+}
+
+function retainValue(target: TargetRecord, key: string): string | undefined {
+  return target.labels[`${PREFIX}/${key}`] ?? target.annotations[`${PREFIX}/${key}`];
+}
+
+const oracles: Record<string, (target: TargetRecord, view: ClusterView) => boolean> = {
+  'referenced by an active run': (target, view) => view.runs.some((run) => names(run, target) && isEffectivelyActive(run, view.runs)),
+  retained: (target) => {
+    const value = retainValue(target, 'retain');
+    return value !== undefined && value !== 'false';
+  },
+  'in a retained namespace': (target, view) => {
+    const value = view.namespaces.get(target.namespace)?.labels[`${PREFIX}/retain`];
+    return value !== undefined && value !== 'false';
+  },
+  'too young': (target) => NOW.getTime() - Date.parse(target.createdAt) < POLICY.minAgeMs,
+  'in a namespace with an unreadable run': (target, view) =>
+    view.runs.some((run) => run.references === null && (run.namespace === target.namespace || run.namespace === '')),
+  'retained until a future instant': (target) => {
+    const value = retainValue(target, 'retain-until');
+    return value !== undefined && Date.parse(value) > NOW.getTime();
+  },
+  'carrying a retention value that cannot be parsed': (target) => retainValue(target, 'retain-for') === '2x' || retainValue(target, 'retain-until') === 'soon',
+  'retained forever': (target) => retainValue(target, 'retain-for') === 'forever',
+};
+
+describe('properties of decide over generated clusters', () => {
+  for (const [what, holds] of Object.entries(oracles)) {
+    it(`a target ${what} is never decided for deletion`, () => {
+      fc.assert(
+        fc.property(clusterArb, (cluster) => {
+          const view = viewOf(cluster);
+          for (const decision of decide(view, POLICY, NOW)) {
+            if (holds(decision.target, view)) assert.equal(decision.action, 'keep', `${decision.target.namespace}/${decision.target.name}: ${decision.reason}`);
+          }
+        }),
+        RUNS,
+      );
+    });
+  }
+
+  it('one decision per target, its action the one its reason implies', () => {
+    fc.assert(
+      fc.property(clusterArb, (cluster) => {
+        const decisions = decide(viewOf(cluster), POLICY, NOW);
+        assert.equal(decisions.length, cluster.targets.length);
+        for (const decision of decisions) assert.equal(decision.action, actionFor(decision.reason));
+      }),
+      RUNS,
+    );
+  });
+
+  it('the decisions do not depend on the order of the lists', () => {
+    const shuffled = clusterArb.chain((cluster) =>
+      fc.record({
+        cluster: fc.constant(cluster),
+        targets: fc.shuffledSubarray(cluster.targets, { minLength: cluster.targets.length }),
+        runs: fc.shuffledSubarray(cluster.runs, { minLength: cluster.runs.length }),
+        namespaces: fc.shuffledSubarray(cluster.namespaces, { minLength: cluster.namespaces.length }),
+      }),
+    );
+    fc.assert(
+      fc.property(shuffled, ({ cluster, ...reordered }) => {
+        assert.deepEqual(decide(viewOf(reordered), POLICY, NOW), decide(viewOf(cluster), POLICY, NOW));
+      }),
+      RUNS,
+    );
+  });
+});
