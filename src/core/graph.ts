@@ -60,7 +60,7 @@ export function buildGraph(runs: readonly RunRecord[]): ReferenceGraph {
  * while its PipelineRun is finished or gone, because before v0.43 a PipelineRun retrying a
  * task reset a failed child to Unknown (TEKTON.md "Child TaskRuns").
  */
-export function effectiveState(run: RunRecord, parent: RunRecord | undefined): RunState {
+function effectiveState(run: RunRecord, parent: RunRecord | undefined): RunState {
   if (parent !== undefined && isActive(parent.state) && !isActive(run.state)) return 'running';
   return run.state;
 }

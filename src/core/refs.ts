@@ -28,7 +28,7 @@ export function describeValue(value: unknown): string {
   return type === 'object' ? 'an object' : `a ${type}`;
 }
 
-export function childField(parent: string, key: string): string {
+function childField(parent: string, key: string): string {
   return parent === '' ? key : `${parent}.${key}`;
 }
 

@@ -146,7 +146,7 @@ export interface TargetRetention {
 }
 
 /** Reads the label, else the annotation, of `key`, warning when both are set and differ. */
-export function readRetentionText(object: Labelled, key: string, warnings: string[]): Omit<RetentionValue<string>, 'value'> | undefined {
+function readRetentionText(object: Labelled, key: string, warnings: string[]): Omit<RetentionValue<string>, 'value'> | undefined {
   const label = object.labels[key];
   const annotation = object.annotations?.[key];
   if (label !== undefined && annotation !== undefined && label !== annotation) {
