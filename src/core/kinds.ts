@@ -1,7 +1,8 @@
 /**
  * The kinds the collector reads and deletes, and where a run names a target, as data.
  * Facts from ../../shared/TEKTON.md ("Versions a cluster may have", "Where a run names a
- * PipelineResource"). Another target kind or run version is a new entry here, not new logic.
+ * PipelineResource"). Another target kind, run version or place a run names a target is a new
+ * entry here, not new logic.
  */
 import type { RunKindName } from './types.js';
 
@@ -37,65 +38,79 @@ export const BINDING_REFERENCE = { object: 'resourceRef', name: 'name' } as cons
  */
 export const V1BETA1_RESOURCES_ANNOTATION = 'tekton.dev/v1beta1Resources';
 
-/** Where one served version of a run holds its lists of bindings. */
+/** One place where a run may hold lists of bindings: paths from the object, or from the parsed annotation. */
 export type BindingSource =
   | { from: 'spec'; lists: readonly FieldPath[] }
   | { from: 'annotation'; key: string; lists: readonly FieldPath[] };
-
-export interface RunVersion {
-  version: string;
-  bindings: BindingSource;
-}
 
 export interface RunKind {
   kind: RunKindName;
   group: string;
   plural: string;
-  /** The versions to read through, most preferred first. */
-  versions: readonly RunVersion[];
+  /**
+   * The versions to read through, most preferred first. The version only picks the endpoint
+   * to list from: what a run names is read from `bindings` whatever the version.
+   */
+  versions: readonly string[];
+  /**
+   * Every place a run of this kind may name a target, in any version. All are read and the
+   * references found are united (see RUN_KINDS for why).
+   */
+  bindings: readonly BindingSource[];
   /** The kind of run that owns runs of this kind (its ownerReference), if any. */
   parentKind?: RunKindName;
 }
 
-const PIPELINE_RUN_BINDINGS: readonly FieldPath[] = [['spec', 'resources']];
-const TASK_RUN_BINDINGS: readonly FieldPath[] = [
-  ['spec', 'resources', 'inputs'],
-  ['spec', 'resources', 'outputs'],
-];
-/** TaskRun v1alpha1 before v0.11; v1alpha1 kept accepting it after v1beta1's shape arrived. */
-const TASK_RUN_LEGACY_BINDINGS: readonly FieldPath[] = [
-  ['spec', 'inputs', 'resources'],
-  ['spec', 'outputs', 'resources'],
-];
-
 /**
- * v1beta1 first (it shows `spec.resources` on every Tekton that serves it), then v1alpha1
- * (Tekton up to v0.37), and v1 only as a last resort, where the bindings are in the annotation.
+ * Why every place, whatever the version read through: one version shows one shape only when
+ * Tekton's conversion webhook rewrites objects between versions. Where nothing converts (a
+ * test control plane, whose CRDs use `conversion: None`; a cluster whose webhook is broken or
+ * was removed on upgrade, TEKTON.md "CRDs" and "Versions a cluster may have"), an object comes
+ * back as it was stored: a TaskRun created through v1alpha1 in the legacy shape still shows
+ * `spec.inputs.resources` through v1beta1, and a run created through v1 shows only the
+ * annotation. Missing either would let an active run's target be deleted. A path that is
+ * absent costs nothing, and a reference found anywhere counts; a wrong shape anywhere still
+ * makes the run's references unknown.
+ *
+ * The places (TEKTON.md "Where a run names a PipelineResource"):
+ * - PipelineRun: `spec.resources[]` (v1alpha1, v1beta1); the annotation holds that array (v1).
+ * - TaskRun: `spec.resources.{inputs,outputs}[]` (v1beta1, v1alpha1 from v0.11); the legacy
+ *   `spec.{inputs,outputs}.resources[]` (v1alpha1 before v0.11, and still accepted after);
+ *   the annotation holds `{inputs, outputs}` (v1).
+ *
+ * Versions: v1beta1 first (it shows `spec.resources` on every Tekton that serves it and
+ * converts), then v1alpha1 (Tekton up to v0.37), and v1 as a last resort.
  */
 export const RUN_KINDS: Readonly<Record<RunKindName, RunKind>> = {
   PipelineRun: {
     kind: 'PipelineRun',
     group: 'tekton.dev',
     plural: 'pipelineruns',
-    versions: [
-      { version: 'v1beta1', bindings: { from: 'spec', lists: PIPELINE_RUN_BINDINGS } },
-      { version: 'v1alpha1', bindings: { from: 'spec', lists: PIPELINE_RUN_BINDINGS } },
-      // The annotation holds the PipelineRun's `spec.resources`: an array of bindings.
-      { version: 'v1', bindings: { from: 'annotation', key: V1BETA1_RESOURCES_ANNOTATION, lists: [[]] } },
+    versions: ['v1beta1', 'v1alpha1', 'v1'],
+    bindings: [
+      { from: 'spec', lists: [['spec', 'resources']] },
+      // The annotation is the PipelineRun's `spec.resources` itself: an array of bindings.
+      { from: 'annotation', key: V1BETA1_RESOURCES_ANNOTATION, lists: [[]] },
     ],
   },
   TaskRun: {
     kind: 'TaskRun',
     group: 'tekton.dev',
     plural: 'taskruns',
-    versions: [
-      { version: 'v1beta1', bindings: { from: 'spec', lists: TASK_RUN_BINDINGS } },
-      { version: 'v1alpha1', bindings: { from: 'spec', lists: [...TASK_RUN_BINDINGS, ...TASK_RUN_LEGACY_BINDINGS] } },
-      // The annotation holds the TaskRun's `spec.resources`: `{inputs, outputs}`.
+    versions: ['v1beta1', 'v1alpha1', 'v1'],
+    bindings: [
       {
-        version: 'v1',
-        bindings: { from: 'annotation', key: V1BETA1_RESOURCES_ANNOTATION, lists: [['inputs'], ['outputs']] },
+        from: 'spec',
+        lists: [
+          ['spec', 'resources', 'inputs'],
+          ['spec', 'resources', 'outputs'],
+          // Legacy v1alpha1 shape: without a webhook it shows through v1beta1 too.
+          ['spec', 'inputs', 'resources'],
+          ['spec', 'outputs', 'resources'],
+        ],
       },
+      // The annotation is the TaskRun's `spec.resources`: `{inputs, outputs}`.
+      { from: 'annotation', key: V1BETA1_RESOURCES_ANNOTATION, lists: [['inputs'], ['outputs']] },
     ],
     // A PipelineRun's TaskRuns carry one ownerReference to it (TEKTON.md "Child TaskRuns").
     parentKind: 'PipelineRun',
@@ -108,12 +123,10 @@ export function isRunKindName(kind: string): kind is RunKindName {
   return (RUN_KIND_NAMES as readonly string[]).includes(kind);
 }
 
-/** How a run of this kind read through `version` holds its bindings; undefined for a version not read. */
-export function runVersion(kind: RunKindName, version: string): RunVersion | undefined {
-  return RUN_KINDS[kind].versions.find((candidate) => candidate.version === version);
-}
-
-/** The version to read a run kind through, given the versions the server serves. */
-export function preferredRunVersion(kind: RunKindName, servedVersions: readonly string[]): RunVersion | undefined {
-  return RUN_KINDS[kind].versions.find((candidate) => servedVersions.includes(candidate.version));
+/**
+ * The version to read a run kind through, given the versions the server serves; undefined
+ * when it serves none of them. Any served version gives the same references.
+ */
+export function preferredRunVersion(kind: RunKindName, servedVersions: readonly string[]): string | undefined {
+  return RUN_KINDS[kind].versions.find((version) => servedVersions.includes(version));
 }

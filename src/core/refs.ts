@@ -6,7 +6,7 @@
  * does too). Anything else of the wrong shape makes the run's references unknown: the
  * decision then keeps every target in its namespace (`unreadable-run`).
  */
-import { BINDING_REFERENCE, RUN_KINDS, runVersion, type BindingSource, type FieldPath } from './kinds.js';
+import { BINDING_REFERENCE, RUN_KINDS, type BindingSource, type FieldPath } from './kinds.js';
 import type { ReadProblem, RunKindName } from './types.js';
 
 /** The references of one run, or `null` with the problems when what it names is unknown. */
@@ -39,26 +39,25 @@ interface Reading {
 }
 
 /**
- * The names of the targets `run` references, read as a `kind` served through `servedVersion`.
- * Sorted and deduplicated.
+ * The names of the targets `run` (a `kind`) references, sorted and deduplicated: the union
+ * over every place a run of that kind may name one (RUN_KINDS[kind].bindings), whichever
+ * version it was read through. A wrong shape in any of them makes the references unknown.
  */
-export function extractReferences(run: unknown, kind: RunKindName, servedVersion: string): References {
-  const version = runVersion(kind, servedVersion);
-  if (version === undefined) {
-    const known = RUN_KINDS[kind].versions.map((candidate) => candidate.version).join(', ');
-    // Fail safe rather than throw: an unknown view means unknown references.
-    return { references: null, problems: [{ field: 'apiVersion', problem: `${kind} is not read through ${servedVersion} (known: ${known})` }] };
-  }
+export function extractReferences(run: unknown, kind: RunKindName): References {
   const reading: Reading = { names: [], problems: [] };
-  const root = bindingRoot(run, version.bindings, reading);
-  if (root !== undefined) {
-    for (const list of version.bindings.lists) readBindingList(root, list, reading);
+  for (const source of RUN_KINDS[kind].bindings) {
+    const root = bindingRoot(run, source, reading);
+    if (root === undefined) continue;
+    for (const list of source.lists) readBindingList(root, list, reading);
   }
   if (reading.problems.length > 0) return { references: null, problems: uniqueProblems(reading.problems) };
   return { references: [...new Set(reading.names)].sort(), problems: [] };
 }
 
-/** Lists that share a parent (`spec.resources.inputs` and `.outputs`) meet the same bad parent once each. */
+/**
+ * Lists that share a parent (`spec.resources.inputs` and `.outputs`), or sources that share
+ * the object (a run that is not an object at all), meet the same bad value once each.
+ */
 function uniqueProblems(problems: readonly ReadProblem[]): ReadProblem[] {
   const seen = new Set<string>();
   return problems.filter((p) => {

@@ -113,8 +113,8 @@ function readCompletionTime(value: unknown, problems: ReadProblem[]): string | u
   return value;
 }
 
-/** The compact record of one listed run, read as `kind` through `servedVersion`. */
-export function toRunRecord(obj: unknown, kind: RunKindName, servedVersion: string): RunRecord {
+/** The compact record of one listed run of `kind`, whichever version it was read through. */
+export function toRunRecord(obj: unknown, kind: RunKindName): RunRecord {
   const problems: ReadProblem[] = [];
   const metadata = optionalRecord(isRecord(obj) ? obj['metadata'] : undefined, 'metadata', problems) ?? {};
   const identity = readRunIdentity(metadata, problems);
@@ -124,7 +124,7 @@ export function toRunRecord(obj: unknown, kind: RunKindName, servedVersion: stri
   const stateReading = readRunState(obj);
   // A run whose namespace cannot be read could sit in any namespace, so what it names is
   // unknown everywhere: the graph counts it against every namespace.
-  const references = identity.namespace === '' ? { references: null, problems: [] } : extractReferences(obj, kind, servedVersion);
+  const references = identity.namespace === '' ? { references: null, problems: [] } : extractReferences(obj, kind);
   // A run whose parent cannot be read may be the child of an active PipelineRun: count it running.
   const state = ownerProblems.length > 0 ? 'running' : stateReading.state;
   return {

@@ -1,4 +1,4 @@
-import { RUN_KINDS, RUN_KIND_NAMES, TARGET_KIND, preferredRunVersion, type RunVersion } from '../core/kinds.js';
+import { RUN_KINDS, RUN_KIND_NAMES, TARGET_KIND, preferredRunVersion } from '../core/kinds.js';
 import { toNamespaceRecord, toRunRecord, toTargetRecord } from '../core/runs.js';
 import type { NamespaceRecord, RunKindName, RunRecord, TargetRecord } from '../core/types.js';
 import {
@@ -24,7 +24,7 @@ export interface Scope {
 export interface ServedApis {
   target: ApiResource;
   /** A run kind the server does not serve at all has no entry: it has no runs. */
-  runs: Partial<Record<RunKindName, { resource: ApiResource; version: RunVersion }>>;
+  runs: Partial<Record<RunKindName, { resource: ApiResource }>>;
 }
 
 /** Above this many namespaces with candidates, one cluster-wide re-check beats one per namespace. */
@@ -58,7 +58,7 @@ export class KubeCluster {
       const versions = [...served].filter(([, plurals]) => plurals.has(plural)).map(([version]) => version);
       const version = preferredRunVersion(kind, versions);
       if (version !== undefined) {
-        runs[kind] = { resource: { group, version: version.version, plural }, version };
+        runs[kind] = { resource: { group, version, plural } };
       }
     }
     return { target, runs };
@@ -80,7 +80,7 @@ export class KubeCluster {
       }
       const lists = await this.inScope(scope, (namespace, fieldSelector) =>
         listAll(this.http, served.resource, { namespace, fieldSelector, pageSize: this.pageSize }, (item) =>
-          toRunRecord(item, kind, served.version.version),
+          toRunRecord(item, kind),
         ),
       );
       for (const list of lists) {
@@ -134,7 +134,7 @@ export class KubeCluster {
         }
         const object = await getObject(this.http, served.resource, item.namespace, item.name);
         if (object !== null) {
-          changed.push(toRunRecord(object, kind, served.version.version));
+          changed.push(toRunRecord(object, kind));
         }
       }
     }

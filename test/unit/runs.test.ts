@@ -126,7 +126,7 @@ describe('toRunRecord', () => {
         },
       },
     );
-    assert.deepEqual(toRunRecord(object, 'TaskRun', 'v1beta1'), {
+    assert.deepEqual(toRunRecord(object, 'TaskRun'), {
       kind: 'TaskRun',
       namespace: 'ci',
       name: 'run-1',
@@ -150,25 +150,36 @@ describe('toRunRecord', () => {
   ];
   for (const [row, ownerReferences, parent] of parentRows) {
     it(row, () => {
-      const record = toRunRecord(runObject({}, { metadata: { ownerReferences } }), 'TaskRun', 'v1beta1');
+      const record = toRunRecord(runObject({}, { metadata: { ownerReferences } }), 'TaskRun');
       assert.deepEqual(record.parentPipelineRun, parent);
     });
   }
 
   it('a PipelineRun kind has no parent to look for', () => {
     const owners = [{ apiVersion: 'tekton.dev/v1beta1', kind: 'PipelineRun', name: 'outer', uid: 'u' }];
-    assert.equal(toRunRecord(runObject({}, { metadata: { ownerReferences: owners } }), 'PipelineRun', 'v1beta1').parentPipelineRun, undefined);
+    assert.equal(toRunRecord(runObject({}, { metadata: { ownerReferences: owners } }), 'PipelineRun').parentPipelineRun, undefined);
+  });
+
+  it('references: the union of every place, whatever the version listed through', () => {
+    // No conversion webhook: a legacy TaskRun created through v1alpha1 and listed through v1beta1.
+    const object = runObject(
+      { inputs: { resources: [{ name: 'src', resourceRef: { name: 'legacy-git' } }] } },
+      { metadata: { annotations: { 'tekton.dev/v1beta1Resources': JSON.stringify({ outputs: [{ name: 'img', resourceRef: { name: 'v1-image' } }] }) } } },
+    );
+    const record = toRunRecord(object, 'TaskRun');
+    assert.deepEqual(record.references, ['legacy-git', 'v1-image']);
+    assert.deepEqual(record.problems, []);
   });
 
   it('unreadable references: null, with the problem', () => {
-    const record = toRunRecord(runObject({ resources: 'git-1' }), 'PipelineRun', 'v1beta1');
+    const record = toRunRecord(runObject({ resources: 'git-1' }), 'PipelineRun');
     assert.equal(record.references, null);
     assert.deepEqual(record.problems, [{ field: 'spec.resources', problem: 'expected an array, found a string' }]);
   });
 
   it('malformed ownerReferences: the parent is unknown, so a finished child counts as running', () => {
     const object = runObject({}, { status: succeededStatus('True', 'Succeeded', DONE), metadata: { ownerReferences: 'pr-1' } });
-    const record = toRunRecord(object, 'TaskRun', 'v1beta1');
+    const record = toRunRecord(object, 'TaskRun');
     assert.equal(record.state, 'running');
     assert.equal(record.finishedAt, undefined);
     assert.deepEqual(record.problems, [{ field: 'metadata.ownerReferences', problem: 'expected an array, found a string' }]);
@@ -176,7 +187,7 @@ describe('toRunRecord', () => {
 
   it('an unreadable namespace: references unknown (counted against every namespace), no throw', () => {
     const object = runObject({ resources: [{ name: 's', resourceRef: { name: 'git-1' } }] }, { metadata: { namespace: 7 } });
-    const record = toRunRecord(object, 'PipelineRun', 'v1beta1');
+    const record = toRunRecord(object, 'PipelineRun');
     assert.equal(record.namespace, '');
     assert.equal(record.references, null);
     assert.deepEqual(record.problems, [{ field: 'metadata.namespace', problem: 'expected a non-empty string, found a number' }]);
@@ -184,14 +195,14 @@ describe('toRunRecord', () => {
 
   it('an unreadable name: recorded, references still read', () => {
     const object = runObject({ resources: [{ name: 's', resourceRef: { name: 'git-1' } }] }, { metadata: { name: null } });
-    const record = toRunRecord(object, 'PipelineRun', 'v1beta1');
+    const record = toRunRecord(object, 'PipelineRun');
     assert.equal(record.name, '');
     assert.deepEqual(record.references, ['git-1']);
     assert.deepEqual(record.problems, [{ field: 'metadata.name', problem: 'expected a non-empty string, found null' }]);
   });
 
   it('not an object at all: a record with problems, references unknown', () => {
-    const record = toRunRecord(42, 'TaskRun', 'v1beta1');
+    const record = toRunRecord(42, 'TaskRun');
     assert.equal(record.references, null);
     assert.equal(record.state, 'running');
     assert.equal(record.problems.length, 5);
