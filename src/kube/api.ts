@@ -153,11 +153,13 @@ async function listOnce<T>(
       }
       throw error;
     }
-    const { items, metadata } = page as { items?: unknown; metadata?: { continue?: unknown; resourceVersion?: unknown } };
-    if (!Array.isArray(items)) {
+    const { kind, items, metadata } = page as { kind?: unknown; items?: unknown; metadata?: { continue?: unknown; resourceVersion?: unknown } };
+    // An empty PartialObjectMetadataList comes without `items`; anything else must have them.
+    const emptyList = items == null && typeof kind === 'string' && kind.endsWith('List');
+    if (!Array.isArray(items) && !emptyList) {
       throw new KubeError(0, why, 'the list answer has no items array');
     }
-    for (const item of items) {
+    for (const item of Array.isArray(items) ? items : []) {
       records.push(toRecord(item));
     }
     continueToken = typeof metadata?.continue === 'string' ? metadata.continue : '';

@@ -190,7 +190,7 @@ export class KubeHttp {
     return this.base.protocol === 'http:' ? http : https;
   }
 
-  private async requestOptions(request: KubeRequest): Promise<https.RequestOptions> {
+  private async requestOptions(request: KubeRequest, payload?: string): Promise<https.RequestOptions> {
     const url = new URL(request.path, this.base);
     for (const [key, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined && value !== '') {
@@ -208,8 +208,10 @@ export class KubeHttp {
     if (typeof auth.auth === 'string') {
       headers.authorization = `Basic ${Buffer.from(auth.auth).toString('base64')}`;
     }
-    if (request.body !== undefined) {
+    if (payload !== undefined) {
       headers['content-type'] = 'application/json';
+      // Without a length Node sends the body chunked; state it, as every Kubernetes client does.
+      headers['content-length'] = Buffer.byteLength(payload);
     }
     return {
       protocol: url.protocol,
@@ -224,8 +226,8 @@ export class KubeHttp {
   }
 
   private async attempt(purpose: RequestPurpose, request: KubeRequest): Promise<KubeResponse | KubeError> {
-    const options = await this.requestOptions(request);
     const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
+    const options = await this.requestOptions(request, payload);
     this.stats.requests++;
     try {
       const response = await new Promise<KubeResponse>((resolve, reject) => {

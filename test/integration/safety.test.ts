@@ -1,0 +1,188 @@
+/**
+ * The safe-delete rules of SPEC.md section 3 against a real API server: paging, objects
+ * that change between listing and deleting, runs that appear during a pass, the deletion
+ * cap, a cluster without PipelineResources, and an identity that may not list runs.
+ */
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
+import { parseConfig, type Config } from '../../src/config.js';
+import { KubeCluster } from '../../src/kube/cluster.js';
+import { DEFAULT_RETRY, KubeHttp } from '../../src/kube/http.js';
+import { runPass, type PassOutcome, type SweepDeps } from '../../src/sweep.js';
+import { outcomes, reportOf, runCli } from '../support/cli.js';
+import { Seeder } from '../support/seed.js';
+import { gitResource, pipelineRun } from '../support/tekton.js';
+
+const silent: SweepDeps['log'] = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+
+function configFor(args: string[]): Config {
+  const invocation = parseConfig(args, {});
+  assert.equal(invocation.kind, 'run');
+  return invocation.config;
+}
+
+/**
+ * One pass in this process, through the real adapter, with `afterRunsListed` run between
+ * the listing and the re-check: the moment a race would hurt.
+ */
+async function passWithRace(controlPlane: ControlPlane, args: string[], afterRunsListed: () => Promise<void>): Promise<PassOutcome & { kind: 'done' }> {
+  const http = await KubeHttp.create(controlPlane.kubeConfig(), { maxSockets: 4, retry: DEFAULT_RETRY, requestTimeoutMs: 30_000 });
+  const real = new KubeCluster(http, 500);
+  const cluster: SweepDeps['cluster'] = {
+    discover: () => real.discover(),
+    listTargets: (apis, scope) => real.listTargets(apis, scope),
+    listRuns: async (apis, scope) => {
+      const runs = await real.listRuns(apis, scope);
+      await afterRunsListed();
+      return runs;
+    },
+    readNamespaces: (scope) => real.readNamespaces(scope),
+    runsChangedSince: (apis, listed, namespaces) => real.runsChangedSince(apis, listed, namespaces),
+    deleteTarget: (apis, target) => real.deleteTarget(apis, target),
+  };
+  try {
+    const outcome = await runPass(configFor(args), {
+      cluster,
+      now: () => new Date(),
+      log: silent,
+      signal: new AbortController().signal,
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    });
+    assert.equal(outcome.kind, 'done');
+    return outcome;
+  } finally {
+    http.close();
+  }
+}
+
+describe('safe deletes on Tekton v0.45 CRDs', () => {
+  let controlPlane: ControlPlane;
+  let seed: Seeder;
+
+  before(async () => {
+    controlPlane = await startControlPlane({ crds: 'v0.45' });
+    seed = new Seeder(controlPlane.kubeConfig());
+  });
+  after(() => controlPlane?.stop());
+
+  test('paging with --page-size 2 reads all 25 targets', async () => {
+    await seed.namespace('paging');
+    for (let index = 0; index < 25; index++) {
+      await seed.create(gitResource({ name: `src-${String(index).padStart(2, '0')}`, namespace: 'paging' }, `rev${index}`));
+    }
+    const result = await runCli(['--dry-run', '--namespace', 'paging', '--page-size', '2', '--min-age', '0s', '--output', 'json', '--kubeconfig', controlPlane.kubeconfigPath]);
+    assert.equal(result.code, 0, result.stderr);
+    const report = reportOf(result);
+    assert.equal(report.items.length, 25);
+    assert.deepEqual(report.summary.results, { 'would-delete': 25 });
+    assert.deepEqual(report.scope, { namespaces: ['paging'], excludedNamespaces: [], selector: '' });
+
+    // The same pass in process: 13 pages of targets prove the server paged.
+    const http = await KubeHttp.create(controlPlane.kubeConfig(), { maxSockets: 2, retry: DEFAULT_RETRY, requestTimeoutMs: 30_000 });
+    try {
+      const cluster = new KubeCluster(http, 2);
+      const apis = await cluster.discover();
+      assert.ok(apis !== null);
+      const before = http.stats.requests;
+      const targets = await cluster.listTargets(apis, { namespaces: ['paging'], excludeNamespaces: [], selector: '' });
+      assert.equal(targets.length, 25);
+      assert.equal(http.stats.requests - before, 13);
+    } finally {
+      http.close();
+    }
+  });
+
+  test('a target changed between listing and deleting is reported changed and survives', async () => {
+    await seed.namespace('race-changed');
+    await seed.create(gitResource({ name: 'src-relabelled', namespace: 'race-changed' }, 'abc'));
+    await seed.create(gitResource({ name: 'src-untouched', namespace: 'race-changed' }, 'def'));
+    const outcome = await passWithRace(controlPlane, ['--namespace', 'race-changed', '--min-age', '0s'], () =>
+      seed.label('PipelineResource', 'race-changed', 'src-relabelled', { 'tekton-resource-gc.io/retain': 'true' }),
+    );
+    assert.deepEqual(outcomes(outcome.report), {
+      'race-changed/src-relabelled': 'unreferenced changed',
+      'race-changed/src-untouched': 'unreferenced deleted',
+    });
+    assert.equal(outcome.exitCode, 0);
+    assert.deepEqual(await seed.remainingTargets('race-changed'), ['src-relabelled']);
+  });
+
+  test('a run created during the pass that names a candidate saves it', async () => {
+    await seed.namespace('race-new-run');
+    await seed.create(gitResource({ name: 'src-claimed', namespace: 'race-new-run' }, 'abc'));
+    await seed.create(gitResource({ name: 'src-free', namespace: 'race-new-run' }, 'def'));
+    const outcome = await passWithRace(controlPlane, ['--namespace', 'race-new-run', '--min-age', '0s'], async () => {
+      await seed.create(pipelineRun('v1beta1', { name: 'build-late', namespace: 'race-new-run' }, { resources: ['src-claimed'] }), { state: 'pending' });
+    });
+    assert.deepEqual(outcomes(outcome.report), {
+      'race-new-run/src-claimed': 'referenced-by-active-run kept',
+      'race-new-run/src-free': 'unreferenced deleted',
+    });
+    const claimed = outcome.report.items.find((item) => item.name === 'src-claimed');
+    assert.match(claimed?.message ?? '', /re-checking/);
+    assert.deepEqual(await seed.remainingTargets('race-new-run'), ['src-claimed']);
+  });
+
+  test('a plan larger than --max-deletions deletes nothing and exits 3', async () => {
+    await seed.namespace('capped');
+    for (const name of ['src-a', 'src-b', 'src-c']) {
+      await seed.create(gitResource({ name, namespace: 'capped' }, name));
+    }
+    const result = await runCli(['--namespace', 'capped', '--max-deletions', '2', '--min-age', '0s', '--output', 'json', '--kubeconfig', controlPlane.kubeconfigPath]);
+    assert.equal(result.code, 3, result.stderr);
+    const report = reportOf(result);
+    assert.deepEqual(report.summary.results, { aborted: 3 });
+    assert.match(report.errors?.[0] ?? '', /max-deletions 2/);
+    assert.deepEqual(await seed.remainingTargets('capped'), ['src-a', 'src-b', 'src-c']);
+  });
+
+  test('an identity that may not list runs exits 1 naming the verb and resource, and deletes nothing', async () => {
+    await seed.namespace('rbac');
+    await seed.create(gitResource({ name: 'src-orphan', namespace: 'rbac' }, 'abc'));
+    await controlPlane.apply([
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'gc', namespace: 'rbac' } },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'gc-without-runs' },
+        rules: [
+          { apiGroups: ['tekton.dev'], resources: ['pipelineresources'], verbs: ['get', 'list', 'delete'] },
+          { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list'] },
+        ],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'gc-without-runs' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'gc-without-runs' },
+        subjects: [{ kind: 'ServiceAccount', name: 'gc', namespace: 'rbac' }],
+      },
+    ] as never);
+    const token = await controlPlane.createServiceAccountToken('rbac', 'gc');
+    const kubeconfig = path.join(controlPlane.dir, 'gc-without-runs.kubeconfig');
+    await writeFile(kubeconfig, controlPlane.kubeConfig(token).exportConfig());
+    const result = await runCli(['--namespace', 'rbac', '--min-age', '0s', '--output', 'json', '--kubeconfig', kubeconfig]);
+    assert.equal(result.code, 1, result.stderr);
+    const report = reportOf(result);
+    assert.equal(report.items.length, 0);
+    assert.match(report.errors?.[0] ?? '', /may not list pipelineruns\.tekton\.dev in namespace "rbac"/);
+    assert.deepEqual(await seed.remainingTargets('rbac'), ['src-orphan']);
+  });
+});
+
+describe('a cluster without the PipelineResource CRD', () => {
+  let controlPlane: ControlPlane;
+  before(async () => {
+    controlPlane = await startControlPlane({ crds: 'none' });
+  });
+  after(() => controlPlane?.stop());
+
+  test('exits 0 with one line', async () => {
+    const result = await runCli(['--kubeconfig', controlPlane.kubeconfigPath, '--output', 'json']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, 'pipelineresources.tekton.dev/v1alpha1 is not served by this cluster: there is nothing to collect\n');
+  });
+});

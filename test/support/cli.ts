@@ -1,0 +1,52 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Report } from '../../src/report/model.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const MAIN = path.join(ROOT, 'src', 'main.ts');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  env?: Record<string, string>;
+  /** Called once the process has started, e.g. to send it a signal. */
+  onStart?: (pid: number) => void;
+}
+
+/** Runs the CLI exactly as a user would, with a clean environment but for `env`. */
+export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('spawn', () => options.onStart?.(child.pid ?? 0));
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** The JSON report on stdout; fails with the whole output when it is not one. */
+export function reportOf(result: CliResult): Report {
+  try {
+    return JSON.parse(result.stdout) as Report;
+  } catch {
+    throw new Error(`not a JSON report (exit ${result.code}):\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+  }
+}
+
+/** `name -> reason/result` for compact, readable assertions. */
+export function outcomes(report: Report): Record<string, string> {
+  return Object.fromEntries(report.items.map((item) => [`${item.namespace}/${item.name}`, `${item.reason} ${item.result}`]));
+}
