@@ -63,7 +63,7 @@ async function runOnce(config: Config, env: NodeJS.ProcessEnv): Promise<number> 
     const rendered = renderReport(report, config.output);
     process.stdout.write(rendered);
     const { summary } = report;
-    log.info({ dryRun: report.dryRun, ...summary, exitCode }, 'pass finished');
+    log.info({ dryRun: report.dryRun, ...summary, exitCode, api: http.stats }, 'pass finished');
     if (config.reportFile !== undefined && !(await writeReportFile(config.reportFile, rendered, log))) {
       return exitCode === 0 ? EXIT_COULD_NOT_RUN : exitCode;
     }
