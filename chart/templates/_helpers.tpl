@@ -1,0 +1,155 @@
+{{/*
+The chart's name, or nameOverride; 63 characters at most (a DNS label).
+*/}}
+{{- define "tekton-resource-gc.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The name of the release's objects: fullnameOverride, or <release>-<chart> unless the
+release's name already holds the chart's.
+*/}}
+{{- define "tekton-resource-gc.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The chart label: <chart>-<version>.
+*/}}
+{{- define "tekton-resource-gc.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Labels on every object.
+*/}}
+{{- define "tekton-resource-gc.labels" -}}
+helm.sh/chart: {{ include "tekton-resource-gc.chart" . }}
+{{ include "tekton-resource-gc.selectorLabels" . }}
+{{- if .Chart.AppVersion }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+{{- end }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/*
+Labels that pick this release's objects out, for `kubectl get -l`.
+*/}}
+{{- define "tekton-resource-gc.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "tekton-resource-gc.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/*
+The ServiceAccount the collector runs as. Without one of our own, the name must be
+given: falling back to "default" would bind the collector's permissions to every pod
+in the namespace that runs as the default account.
+*/}}
+{{- define "tekton-resource-gc.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "tekton-resource-gc.fullname" .) .Values.serviceAccount.name }}
+{{- else if .Values.serviceAccount.name }}
+{{- .Values.serviceAccount.name }}
+{{- else }}
+{{- fail "serviceAccount.name: with serviceAccount.create=false, name the existing ServiceAccount to run as, such as --set serviceAccount.name=tekton-resource-gc" }}
+{{- end }}
+{{- end }}
+
+{{/*
+The image: repository:tag, the tag defaulting to the chart's appVersion.
+*/}}
+{{- define "tekton-resource-gc.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+
+{{/*
+The one mapping from the collector's settings to its flags: value name -> flag name.
+The container gets each as the flag's variable (`min-age` -> TRGC_MIN_AGE), which the
+collector reads as it reads the flag (src/config.ts). Every variable is always set: an
+empty one counts as unset, so the collector's own default applies.
+*/}}
+{{- define "tekton-resource-gc.settingFlags" -}}
+dryRun: dry-run
+namespaces: namespace
+excludeNamespaces: exclude-namespace
+selector: selector
+minAge: min-age
+retainFor: retain-for
+labelPrefix: label-prefix
+maxDeletions: max-deletions
+qps: qps
+concurrency: concurrency
+pageSize: page-size
+output: output
+logLevel: log-level
+{{- end }}
+
+{{/*
+A setting as its variable's text: a list comma-separated, a whole number without an
+exponent (Helm reads 1000000 as a float that prints as 1e+06), anything else as is.
+*/}}
+{{- define "tekton-resource-gc.settingText" -}}
+{{- if kindIs "slice" . }}
+{{- join "," . }}
+{{- else if and (kindIs "float64" .) (eq . (float64 (int64 .))) }}
+{{- int64 . }}
+{{- else }}
+{{- toString . }}
+{{- end }}
+{{- end }}
+
+{{/*
+The container's environment: one TRGC_ variable per setting, in the order of the mapping.
+*/}}
+{{- define "tekton-resource-gc.env" -}}
+{{- $values := .Values }}
+{{- range $line := splitList "\n" (include "tekton-resource-gc.settingFlags" .) }}
+{{- $pair := splitList ": " $line }}
+{{- $value := index $pair 0 }}
+{{- $flag := index $pair 1 }}
+{{- if not (hasKey $values $value) }}
+{{- fail (printf "the chart maps the value %s, which values.yaml lacks" $value) }}
+{{- end }}
+- name: {{ printf "TRGC_%s" ($flag | upper | replace "-" "_") }}
+  value: {{ include "tekton-resource-gc.settingText" (get $values $value) | quote }}
+{{- end }}
+{{- end }}
+
+{{/*
+The namespaces the collector looks in: all (empty), or the named ones less the excluded.
+*/}}
+{{- define "tekton-resource-gc.collectedNamespaces" -}}
+{{- $collected := list }}
+{{- range .Values.namespaces }}
+{{- if not (has . $.Values.excludeNamespaces) }}
+{{- $collected = append $collected . }}
+{{- end }}
+{{- end }}
+{{- if and .Values.namespaces (not $collected) }}
+{{- fail (printf "namespaces: every namespace named (%s) is also in excludeNamespaces, so the collector would look nowhere; name one that is not excluded, or none for every namespace" (join ", " .Values.namespaces)) }}
+{{- end }}
+{{- toJson $collected }}
+{{- end }}
+
+{{/*
+What the collector does with PipelineResources and runs: the same rules cluster-wide
+(ClusterRole) and per namespace (Role). It deletes PipelineResources only, reads runs,
+and changes nothing else. `watch` on runs lets a pass re-check changes since its listing.
+*/}}
+{{- define "tekton-resource-gc.tektonRules" -}}
+- apiGroups: ["tekton.dev"]
+  resources: ["pipelineresources"]
+  verbs: ["get", "list", "delete"]
+- apiGroups: ["tekton.dev"]
+  resources: ["pipelineruns", "taskruns"]
+  verbs: ["get", "list", "watch"]
+{{- end }}
