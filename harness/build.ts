@@ -338,12 +338,15 @@ async function buildRecipe(recipe: Recipe, env: NodeJS.ProcessEnv, log: (line: s
  * so the cache never holds a partly written binary that would count as built.
  */
 async function install(name: BinaryName, version: string, buildDir: string, root: string): Promise<void> {
+  const target = join(root, `${name}-${version}`);
+  // A recipe builds all its binaries; one of them may have been there already.
+  if (await isExecutableFile(join(target, name))) return;
   const built = join(buildDir, 'out', name);
   if (!(await isExecutableFile(built))) throw new BinaryError(`the build of ${name} ${version} produced no executable at ${built}`);
   const staged = join(buildDir, `${name}-${version}`);
   await mkdir(staged);
   await rename(built, join(staged, name));
-  await rename(staged, join(root, `${name}-${version}`));
+  await rename(staged, target);
 }
 
 function runGo(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, options: { capture?: boolean } = {}): Promise<string> {

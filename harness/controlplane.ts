@@ -3,6 +3,7 @@
 // shared/CONTROLPLANE.md; how no process outlives us: lifetime.ts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPair, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { closeSync, openSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import {
+  ApiException,
   ApiextensionsV1Api,
   CoreV1Api,
   KubeConfig,
@@ -37,6 +39,13 @@ export interface ControlPlaneOptions {
   env?: NodeJS.ProcessEnv;
   /** Progress lines (a build, when binaries are missing); stderr by default. */
   log?: (line: string) => void;
+  /**
+   * etcd's data directory, kept by stop() so that the next start with the same directory
+   * finds every object again (the benchmark seeds once and measures many times). Created
+   * when missing; the CRDs are installed only when the data has none yet. By default
+   * etcd's data lives in `dir` and goes with it.
+   */
+  dataDir?: string;
 }
 
 /** A manifest as `kubectl apply` takes it: any kind, any fields besides the header. */
@@ -49,7 +58,7 @@ export interface TokenOptions {
 }
 
 export interface ControlPlane {
-  /** Temporary directory holding etcd's data, certificates, keys and both logs. */
+  /** Temporary directory holding etcd's data (unless options.dataDir), certificates, keys and both logs. */
   readonly dir: string;
   /** https://127.0.0.1:PORT */
   readonly server: string;
@@ -74,6 +83,9 @@ const CRD_READY_TIMEOUT_MS = 30_000;
 const POLL_MS = 100;
 const LOG_TAIL_LINES = 25;
 const FIELD_MANAGER = 'tekton-resource-gc-harness';
+
+/** The servers started but did not become ready: their logs say why. */
+class NotReadyError extends Error {}
 
 interface ServerProcess {
   name: 'etcd' | 'kube-apiserver';
@@ -106,8 +118,19 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     const adminToken = randomBytes(24).toString('hex');
     await writeSecrets(dir, adminToken);
     const etcdUrl = `http://127.0.0.1:${etcdClientPort}`;
-    processes.push(startServer('etcd', binaries.etcd, etcdArgs(dir, etcdUrl, `http://127.0.0.1:${etcdPeerPort}`), dir, watchdog));
-    processes.push(startServer('kube-apiserver', binaries['kube-apiserver'], apiserverArgs(dir, etcdUrl, apiserverPort), dir, watchdog));
+    const etcdData = options.dataDir ?? dir;
+    await checkDataDir(options.dataDir, crds);
+    const launches: [ServerProcess['name'], string, string[]][] = [
+      ['etcd', binaries.etcd, etcdArgs(etcdData, etcdUrl, `http://127.0.0.1:${etcdPeerPort}`)],
+      ['kube-apiserver', binaries['kube-apiserver'], apiserverArgs(dir, etcdUrl, apiserverPort)],
+    ];
+    for (const [name, binary, args] of launches) {
+      // A signal may have stopped us while we awaited; nothing may start after stop().
+      if (stopping !== undefined) throw new Error('stopped while starting');
+      const started = startServer(name, binary, args, dir, watchdog);
+      processes.push(started);
+      await once(started.child, 'spawn');
+    }
     const server = `https://127.0.0.1:${apiserverPort}`;
     await waitUntilReady(server, adminToken, processes, options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS);
 
@@ -130,7 +153,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     });
   } catch (error) {
     // Read the logs before stop() removes them: they say why a server did not come up.
-    const logs = await logTails(processes);
+    const logs = error instanceof NotReadyError ? await logTails(processes) : '';
     await controlPlane.stop();
     const message = error instanceof Error ? error.message : String(error);
     throw new Error(`control plane did not start: ${message}${logs}`, { cause: error });
@@ -181,9 +204,28 @@ async function writeSecrets(dir: string, adminToken: string): Promise<void> {
   await mkdir(join(dir, 'certs'));
 }
 
-function etcdArgs(dir: string, clientUrl: string, peerUrl: string): string[] {
+/** What a kept data directory holds: one CRD set, named in a file beside etcd's data. */
+const DATA_DIR_CRDS_FILE = 'trgc-crds';
+
+/** A kept data directory serves one CRD set: a start that asks for another is refused. */
+async function checkDataDir(dataDir: string | undefined, crds: CrdSetName): Promise<void> {
+  if (dataDir === undefined) return;
+  await mkdir(dataDir, { recursive: true });
+  const marker = join(dataDir, DATA_DIR_CRDS_FILE);
+  const existing = (await readFile(marker, 'utf8').catch(() => '')).trim();
+  if (existing !== '' && existing !== crds) {
+    throw new Error(`data directory ${dataDir} holds the ${existing} CRD set, not ${crds}: remove it or choose another`);
+  }
+  await writeFile(marker, `${crds}\n`);
+}
+
+/** etcd's default 2 GiB quota is below what a benchmark at 4x its default size stores. */
+const ETCD_QUOTA_BYTES = 8 * 1024 ** 3;
+
+function etcdArgs(dataDir: string, clientUrl: string, peerUrl: string): string[] {
   return [
-    '--data-dir', join(dir, 'etcd'),
+    '--data-dir', join(dataDir, 'etcd'),
+    '--quota-backend-bytes', String(ETCD_QUOTA_BYTES),
     '--listen-client-urls', clientUrl,
     '--advertise-client-urls', clientUrl,
     '--listen-peer-urls', peerUrl,
@@ -246,7 +288,7 @@ async function waitUntilReady(server: string, token: string, processes: readonly
   for (;;) {
     for (const { name, child } of processes) {
       if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(`${name} exited (${child.signalCode ?? `code ${child.exitCode}`}) before ${server}/readyz answered 200`);
+        throw new NotReadyError(`${name} exited (${child.signalCode ?? `code ${child.exitCode}`}) before ${server}/readyz answered 200`);
       }
     }
     try {
@@ -256,7 +298,7 @@ async function waitUntilReady(server: string, token: string, processes: readonly
     } catch (error) {
       lastAnswer = error instanceof Error ? error.message : String(error);
     }
-    if (Date.now() > deadline) throw new Error(`${server}/readyz did not answer 200 within ${timeoutMs / 1000} s (last: ${lastAnswer})`);
+    if (Date.now() > deadline) throw new NotReadyError(`${server}/readyz did not answer 200 within ${timeoutMs / 1000} s (last: ${lastAnswer})`);
     await sleep(POLL_MS);
   }
 }
@@ -312,7 +354,14 @@ function clientConfig(server: string, token: string): KubeConfig {
 /** Creates the CRDs and waits until each is Established and every served version is in discovery. */
 async function installCrds(config: KubeConfig, server: string, token: string, crds: readonly V1CustomResourceDefinition[]): Promise<void> {
   const api = config.makeApiClient(ApiextensionsV1Api);
-  for (const body of crds) await api.createCustomResourceDefinition({ body });
+  for (const body of crds) {
+    try {
+      await api.createCustomResourceDefinition({ body });
+    } catch (error) {
+      // Already there: a kept data directory (options.dataDir) from an earlier start.
+      if (!(error instanceof ApiException && error.code === 409)) throw error;
+    }
+  }
   const deadline = Date.now() + CRD_READY_TIMEOUT_MS;
   for (const crd of crds) {
     const name = crd.metadata?.name ?? '';
@@ -334,7 +383,7 @@ async function installCrds(config: KubeConfig, server: string, token: string, cr
 
 async function pollUntil(deadline: number, what: string, check: () => Promise<boolean>): Promise<void> {
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new NotReadyError(`timed out waiting for ${what}`);
     await sleep(POLL_MS);
   }
 }

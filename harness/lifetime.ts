@@ -55,6 +55,10 @@ export class Watchdog {
     this.exited = exitOf(this.process);
     if (this.process.stdin === null) throw new Error('watchdog has no stdin');
     this.input = this.process.stdin;
+    // Without these, a watchdog that could not start (or was killed) would crash us
+    // with an unhandled 'error' event; the servers are then only as safe as stop().
+    this.process.on('error', (error) => process.stderr.write(`control plane watchdog failed: ${error.message}\n`));
+    this.input.on('error', () => undefined);
     // Neither the watchdog nor its pipe may keep our event loop alive: a process that
     // forgot stop() should still exit, and the watchdog then cleans up after it.
     this.process.unref();
@@ -71,17 +75,21 @@ export class Watchdog {
   }
 }
 
-/** Resolves when the child has exited, whatever the reason. */
+/** Resolves when the child has exited, whatever the reason, or could not be started. */
 export function exitOf(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once('exit', () => resolve());
+    child.once('exit', () => resolve());
+    // A child that never started emits 'error' and no 'exit'.
+    child.once('error', () => {
+      if (child.pid === undefined) resolve();
+    });
   });
 }
 
 /** SIGTERM, then SIGKILL if it is still running after the deadline. */
 export async function terminate(child: ChildProcess, exited: Promise<void>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
   if (await withDeadline(exited, STOP_DEADLINE_MS)) return;
   child.kill('SIGKILL');
@@ -119,15 +127,18 @@ async function onSignal(signal: NodeJS.Signals): Promise<void> {
   if (stoppingOnSignal) return;
   stoppingOnSignal = true;
   process.stderr.write(`${signal}: stopping ${running.size} control plane(s)\n`);
-  await stopAll();
-  unregisterSignalHandlers();
-  stoppingOnSignal = false;
-  // Let the signal do what it would have done without us, unless the host handles it.
-  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  try {
+    await stopAll();
+  } finally {
+    unregisterSignalHandlers();
+    stoppingOnSignal = false;
+    // Let the signal do what it would have done without us, unless the host handles it.
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  }
 }
 
 function handleSignal(signal: NodeJS.Signals): void {
-  void onSignal(signal);
+  onSignal(signal).catch((error: unknown) => process.stderr.write(`stopping on ${signal} failed: ${String(error)}\n`));
 }
 
 function unregisterSignalHandlers(): void {
