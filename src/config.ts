@@ -39,6 +39,10 @@ export interface Config {
   qps: number;
   concurrency: number;
   pageSize: number;
+  /** Retries of one API request after its first attempt (429, 5xx, broken connections). */
+  maxRetries: number;
+  /** One attempt of an API request with no complete answer after this long is abandoned. */
+  requestTimeoutMs: number;
   output: OutputFormat;
   reportFile?: string;
   logLevel: LogLevel;
@@ -70,6 +74,8 @@ const FLAG_KINDS = {
   qps: 'value',
   concurrency: 'value',
   'page-size': 'value',
+  'max-retries': 'value',
+  'request-timeout': 'value',
   output: 'value',
   'report-file': 'value',
   'log-level': 'value',
@@ -100,11 +106,19 @@ export const DEFAULTS = {
   qps: 20,
   concurrency: 4,
   pageSize: 500,
+  maxRetries: 5,
+  requestTimeoutMs: 60_000,
   output: 'text',
   logLevel: 'info',
 } as const satisfies Partial<Config>;
 
 export const MAX_PAGE_SIZE = 10_000;
+/**
+ * Bounds of the retry settings. Past 20 retries (minutes of backoff) a request is failing
+ * for good; past an hour an attempt is not slow, it is stuck.
+ */
+export const MAX_RETRIES = 20;
+export const MAX_REQUEST_TIMEOUT_MS = 3_600_000;
 
 const PROGRAM = 'tekton-resource-gc';
 
@@ -144,6 +158,8 @@ function toConfig(settings: Settings): Config {
     qps: settings.one('qps', parseQps, DEFAULTS.qps),
     concurrency: settings.one('concurrency', integerParser(1, Number.MAX_SAFE_INTEGER, DEFAULTS.concurrency), DEFAULTS.concurrency),
     pageSize: settings.one('page-size', integerParser(1, MAX_PAGE_SIZE, DEFAULTS.pageSize), DEFAULTS.pageSize),
+    maxRetries: settings.one('max-retries', integerParser(0, MAX_RETRIES, DEFAULTS.maxRetries), DEFAULTS.maxRetries),
+    requestTimeoutMs: settings.one('request-timeout', parseRequestTimeout, DEFAULTS.requestTimeoutMs),
     output: settings.one('output', oneOfParser(OUTPUT_FORMATS, 'json'), DEFAULTS.output),
     logLevel: settings.one('log-level', oneOfParser(LOG_LEVELS, 'debug'), DEFAULTS.logLevel),
   };
@@ -279,6 +295,8 @@ export const FLAG_EXAMPLES: { readonly [F in FlagName]: string } = {
   qps: '--qps 20',
   concurrency: '--concurrency 4',
   'page-size': '--page-size 500',
+  'max-retries': '--max-retries 5',
+  'request-timeout': '--request-timeout 30s',
   output: '--output json',
   'report-file': '--report-file reports/gc.md',
   'log-level': '--log-level debug',
@@ -378,6 +396,13 @@ function parseQps(text: string): Parsed<number> {
   const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
   if (Number.isFinite(value) && value > 0) return ok(value);
   return expected('a number greater than 0, such as 20 or 2.5');
+}
+
+/** A duration of a second (an attempt with less hardly gets an answer) to an hour. */
+function parseRequestTimeout(text: string): Parsed<number> {
+  const parsed = parseDurationMs(text);
+  if (parsed.ok && parsed.value >= 1_000 && parsed.value <= MAX_REQUEST_TIMEOUT_MS) return parsed;
+  return expected('a duration from 1s to 1h, such as 30s, 2m or PT45S');
 }
 
 function oneOfParser<T extends string>(choices: readonly T[], sample: T): Parse<T> {

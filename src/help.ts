@@ -1,4 +1,5 @@
-import { DEFAULTS, FLAG_EXAMPLES, FLAG_NAMES, MAX_PAGE_SIZE, envVarName, type FlagName } from './config.js';
+import { DEFAULTS, FLAG_EXAMPLES, FLAG_NAMES, MAX_PAGE_SIZE, MAX_RETRIES, envVarName, type FlagName } from './config.js';
+import { RETRY_WINDOW_MS } from './kube/http.js';
 import { formatDuration } from './core/retention.js';
 
 interface FlagDoc {
@@ -68,6 +69,21 @@ const FLAG_DOCS: { readonly [F in FlagName]: FlagDoc } = {
     value: 'N',
     text: [`Objects per list request (limit/continue), 1 to ${MAX_PAGE_SIZE}.`],
     default: String(DEFAULTS.pageSize),
+  },
+  'max-retries': {
+    value: 'N',
+    text: [
+      `Retry an API request at most N times (0 to ${MAX_RETRIES}) when it is throttled (429, honouring`,
+      'Retry-After), meets a server error (5xx) or a broken connection, with backoff; no retry',
+      `starts later than ${formatDuration(RETRY_WINDOW_MS)} after the first attempt. A list that still fails stops the pass`,
+      '(exit 1, nothing deleted); a delete that still fails is reported failed (exit 3).',
+    ],
+    default: String(DEFAULTS.maxRetries),
+  },
+  'request-timeout': {
+    value: 'DURATION',
+    text: ['Abandon (and retry) one attempt of an API request with no complete answer after this', 'long, 1s to 1h.'],
+    default: formatDuration(DEFAULTS.requestTimeoutMs),
   },
   output: {
     value: 'FORMAT',

@@ -5,14 +5,13 @@ import { ConfigError, parseConfig, type Config } from './config.js';
 import { helpText } from './help.js';
 import { KubeCluster } from './kube/cluster.js';
 import { loadKubeConfig } from './kube/connect.js';
-import { DEFAULT_RETRY, KubeHttp } from './kube/http.js';
+import { KubeHttp, httpOptions } from './kube/http.js';
 import { createLogger, type Logger } from './log.js';
 import { renderReport } from './report/render.js';
 import { runPass } from './sweep.js';
 
 const EXIT_USAGE = 2;
 const EXIT_COULD_NOT_RUN = 1;
-const REQUEST_TIMEOUT_MS = 60_000;
 
 async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   let config: Config;
@@ -37,11 +36,7 @@ async function runOnce(config: Config, env: NodeJS.ProcessEnv): Promise<number> 
   let http: KubeHttp;
   try {
     const kubeConfig = loadKubeConfig(config, env);
-    http = await KubeHttp.create(kubeConfig, {
-      maxSockets: config.concurrency + 2,
-      retry: DEFAULT_RETRY,
-      requestTimeoutMs: REQUEST_TIMEOUT_MS,
-    });
+    http = await KubeHttp.create(kubeConfig, httpOptions(config));
   } catch (error) {
     return usageError(error);
   }

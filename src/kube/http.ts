@@ -13,12 +13,29 @@ export interface RetryPolicy {
   maxTotalMs: number;
 }
 
+/** No retry starts later than this after a request's first attempt, however many are left. */
+export const RETRY_WINDOW_MS = 60_000;
+
 export const DEFAULT_RETRY: RetryPolicy = {
   maxAttempts: 6,
   initialDelayMs: 250,
   maxDelayMs: 10_000,
-  maxTotalMs: 60_000,
+  maxTotalMs: RETRY_WINDOW_MS,
 };
+
+/**
+ * The options the CLI's settings imply: a request is tried at most `maxRetries + 1` times,
+ * each attempt for at most `requestTimeoutMs`, and no retry starts after RETRY_WINDOW_MS,
+ * so one request takes at most RETRY_WINDOW_MS + requestTimeoutMs whatever the server does.
+ */
+export function httpOptions(settings: { concurrency: number; maxRetries: number; requestTimeoutMs: number }): HttpOptions {
+  return {
+    // The deletes in flight, plus a list or re-check beside them.
+    maxSockets: settings.concurrency + 2,
+    retry: { ...DEFAULT_RETRY, maxAttempts: settings.maxRetries + 1 },
+    requestTimeoutMs: settings.requestTimeoutMs,
+  };
+}
 
 /** Counters a benchmark or report can read. */
 export interface TrafficStats {
@@ -47,7 +64,7 @@ export interface HttpOptions {
   /** Sockets kept open to the server; deletes in flight never exceed it. */
   maxSockets: number;
   retry: RetryPolicy;
-  /** A request with no complete answer after this long is abandoned (and retried). */
+  /** An attempt with no complete answer (headers and body) after this long is abandoned (and retried). */
   requestTimeoutMs: number;
   /** Injected so tests and the sweep decide how waiting happens. */
   sleep?: (ms: number) => Promise<void>;
@@ -221,7 +238,6 @@ export class KubeHttp {
       method: request.method,
       headers,
       agent: this.agent,
-      timeout: this.options.requestTimeoutMs,
     };
   }
 
@@ -234,10 +250,20 @@ export class KubeHttp {
         const req = this.transport().request(options, (res) => {
           collect(res)
             .then((body) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
-            .catch(reject);
+            .catch(reject)
+            .finally(() => clearTimeout(deadline));
         });
-        req.on('timeout', () => req.destroy(new Error(`no answer within ${this.options.requestTimeoutMs} ms`)));
-        req.on('error', reject);
+        // A deadline for the whole answer, not only for a silent socket: a server that
+        // trickles a byte at a time must not hold the pass for ever.
+        const deadline = setTimeout(() => {
+          const error = new Error(`no complete answer within ${this.options.requestTimeoutMs} ms`);
+          req.destroy(error);
+          reject(error);
+        }, this.options.requestTimeoutMs);
+        req.on('error', (error) => {
+          clearTimeout(deadline);
+          reject(error);
+        });
         req.end(payload);
       });
       this.stats.bytesReceived += response.body.length;

@@ -39,6 +39,8 @@ describe('parseConfig: defaults', () => {
       qps: 20,
       concurrency: 4,
       pageSize: 500,
+      maxRetries: 5,
+      requestTimeoutMs: 60_000,
       output: 'text',
       logLevel: 'info',
     });
@@ -133,6 +135,16 @@ const VALID: ValidRow[] = [
   { flag: 'page-size', argv: ['--page-size', '1'], expect: { pageSize: 1 } },
   // The largest page, from the variable.
   { flag: 'page-size', argv: [], env: { TRGC_PAGE_SIZE: '10000' }, expect: { pageSize: 10000 } },
+  // No retries at all: the first failure counts.
+  { flag: 'max-retries', argv: ['--max-retries', '0'], expect: { maxRetries: 0 } },
+  // The most, from the variable.
+  { flag: 'max-retries', argv: [], env: { TRGC_MAX_RETRIES: '20' }, expect: { maxRetries: 20 } },
+  // Seconds.
+  { flag: 'request-timeout', argv: ['--request-timeout', '30s'], expect: { requestTimeoutMs: 30_000 } },
+  // ISO 8601, from the variable.
+  { flag: 'request-timeout', argv: [], env: { TRGC_REQUEST_TIMEOUT: 'PT2M' }, expect: { requestTimeoutMs: 120_000 } },
+  // An hour is the longest.
+  { flag: 'request-timeout', argv: ['--request-timeout=1h'], expect: { requestTimeoutMs: HOUR } },
   // JSON, for machines.
   { flag: 'output', argv: ['--output', 'json'], expect: { output: 'json' } },
   // Markdown, in the `=` form.
@@ -264,6 +276,16 @@ const INVALID: InvalidRow[] = [
   { flag: 'page-size', argv: ['--page-size', '10001'], message: '--page-size "10001": expected a whole number from 1 to 10000, such as 500' },
   // An empty page.
   { flag: 'page-size', argv: [], env: { TRGC_PAGE_SIZE: '0' }, message: 'TRGC_PAGE_SIZE "0": expected a whole number from 1 to 10000, such as 500' },
+  // More retries than any request is worth.
+  { flag: 'max-retries', argv: ['--max-retries', '21'], message: '--max-retries "21": expected a whole number from 0 to 20, such as 5' },
+  // Negative.
+  { flag: 'max-retries', argv: [], env: { TRGC_MAX_RETRIES: '-1' }, message: 'TRGC_MAX_RETRIES "-1": expected a whole number from 0 to 20, such as 5' },
+  // A bare number has no unit.
+  { flag: 'request-timeout', argv: ['--request-timeout', '30'], message: '--request-timeout "30": expected a duration from 1s to 1h, such as 30s, 2m or PT45S' },
+  // Zero would abandon every request at once.
+  { flag: 'request-timeout', argv: [], env: { TRGC_REQUEST_TIMEOUT: '0s' }, message: 'TRGC_REQUEST_TIMEOUT "0s": expected a duration from 1s to 1h, such as 30s, 2m or PT45S' },
+  // Longer than an hour.
+  { flag: 'request-timeout', argv: ['--request-timeout', '2h'], message: '--request-timeout "2h": expected a duration from 1s to 1h, such as 30s, 2m or PT45S' },
   // Not a format this tool writes.
   { flag: 'output', argv: ['--output', 'yaml'], message: '--output "yaml": expected one of text, json, markdown, such as json' },
   // Formats are lower case.
@@ -406,6 +428,8 @@ describe('helpText', () => {
       ['TRGC_QPS', String(DEFAULTS.qps)],
       ['TRGC_CONCURRENCY', String(DEFAULTS.concurrency)],
       ['TRGC_PAGE_SIZE', String(DEFAULTS.pageSize)],
+      ['TRGC_MAX_RETRIES', String(DEFAULTS.maxRetries)],
+      ['TRGC_REQUEST_TIMEOUT', '1m'],
       ['TRGC_OUTPUT', DEFAULTS.output],
       ['TRGC_LOG_LEVEL', DEFAULTS.logLevel],
     ];
