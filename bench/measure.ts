@@ -1,0 +1,173 @@
+/**
+ * What the benchmark measures: the read floor (paging the three collections and nothing
+ * else) and the collector run as a user runs it, a separate process, with its wall time,
+ * its peak resident set size and the traffic it reports.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RawApi } from './seed.js';
+
+/** The collections a correct collector must read, through the versions it reads them. */
+export const COLLECTIONS = [
+  '/apis/tekton.dev/v1alpha1/pipelineresources',
+  '/apis/tekton.dev/v1beta1/pipelineruns',
+  '/apis/tekton.dev/v1beta1/taskruns',
+] as const;
+
+export interface FloorResult {
+  ms: number;
+  bytes: number;
+  requests: number;
+  items: number;
+}
+
+/**
+ * Pages through each collection with `limit`/`continue`, one page at a time, parses each
+ * page and drops it: the least any collector that reads every object must do.
+ */
+export async function readFloor(api: RawApi, pageSize: number): Promise<FloorResult> {
+  const started = performance.now();
+  let bytes = 0;
+  let requests = 0;
+  let items = 0;
+  for (const path of COLLECTIONS) {
+    let continueToken = '';
+    do {
+      const query = `?limit=${pageSize}${continueToken === '' ? '' : `&continue=${encodeURIComponent(continueToken)}`}`;
+      const answer = await api.expect('GET', `${path}${query}`);
+      requests++;
+      bytes += answer.body.length;
+      const page = JSON.parse(answer.body.toString('utf8')) as { items?: unknown[]; metadata?: { continue?: string } };
+      items += page.items?.length ?? 0;
+      continueToken = page.metadata?.continue ?? '';
+    } while (continueToken !== '');
+  }
+  return { ms: performance.now() - started, bytes, requests, items };
+}
+
+/** The fields of the collector's 'pass finished' log line the benchmark reads. */
+export interface PassSummary {
+  targets?: number;
+  runs?: number;
+  delete?: number;
+  keep?: number;
+  results?: Record<string, number>;
+  reasons?: Record<string, number>;
+  exitCode?: number;
+  api?: { requests: number; retries: number; bytesReceived: number };
+}
+
+export interface CliRun {
+  exitCode: number | null;
+  ms: number;
+  /** Peak resident set size of the collector's process, in bytes. */
+  maxRssBytes: number;
+  /** How the peak was read: `time` (GNU time, the kernel's ru_maxrss) or `poll` (VmHWM read every 20 ms). */
+  rssMethod: 'time' | 'poll';
+  summary: PassSummary | undefined;
+  /** Epoch ms of each 'deleted' log line, in order. */
+  deletedAt: number[];
+  stdoutBytes: number;
+  stderrTail: string;
+}
+
+export interface CliOptions {
+  /** The collector's entry: dist/main.js (what ships) or src/main.ts through tsx. */
+  entry: string;
+  args: readonly string[];
+  cwd: string;
+  /** Writes a V8 CPU profile (.cpuprofile) of the collector into this directory. */
+  cpuProfileDir?: string;
+}
+
+const GNU_TIME = '/usr/bin/time';
+
+/** Runs the collector once; resolves when it has exited. */
+export async function runCollector(options: CliOptions): Promise<CliRun> {
+  const useTime = existsSync(GNU_TIME);
+  const scratch = await mkdtemp(join(tmpdir(), 'trgc-bench-run-'));
+  const rssFile = join(scratch, 'maxrss');
+  const nodeArgs = [
+    ...(options.entry.endsWith('.ts') ? ['--import', 'tsx'] : []),
+    ...(options.cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir]),
+    options.entry,
+    ...options.args,
+  ];
+  const [command, args] = useTime ? [GNU_TIME, ['-f', '%M', '-o', rssFile, process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
+  const started = performance.now();
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let peakPolled = 0;
+  const poller = useTime ? undefined : setInterval(() => void pollHwm(child.pid).then((kb) => (peakPolled = Math.max(peakPolled, kb))), 20);
+  let stdoutBytes = 0;
+  child.stdout.on('data', (chunk: Buffer) => (stdoutBytes += chunk.length));
+  const lines = new LineSplitter();
+  let summary: PassSummary | undefined;
+  const deletedAt: number[] = [];
+  let stderrTail = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderrTail = (stderrTail + chunk).slice(-4000);
+    for (const line of lines.push(chunk)) {
+      const entry = parseLogLine(line);
+      if (entry?.msg === 'pass finished') summary = entry as PassSummary;
+      else if (entry?.msg === 'deleted' && typeof entry.time === 'number') deletedAt.push(entry.time);
+    }
+  });
+  const exitCode = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve(code));
+  });
+  const ms = performance.now() - started;
+  if (poller !== undefined) clearInterval(poller);
+  const maxRssKb = useTime ? Number((await readFile(rssFile, 'utf8')).trim().split('\n').pop()) : peakPolled;
+  await rm(scratch, { recursive: true, force: true });
+  return { exitCode, ms, maxRssBytes: maxRssKb * 1024, rssMethod: useTime ? 'time' : 'poll', summary, deletedAt, stdoutBytes, stderrTail };
+}
+
+async function pollHwm(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return 0;
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const match = /VmHWM:\s+(\d+) kB/.exec(status);
+  return match === null ? 0 : Number(match[1]);
+}
+
+function parseLogLine(line: string): (Record<string, unknown> & { msg?: unknown; time?: unknown }) | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+class LineSplitter {
+  private pending = '';
+
+  push(chunk: string): string[] {
+    this.pending += chunk;
+    const lines = this.pending.split('\n');
+    this.pending = lines.pop() ?? '';
+    return lines;
+  }
+}
+
+/** Deletes per second between the first and the last delete the collector logged. */
+export function deleteRate(deletedAt: readonly number[]): number {
+  if (deletedAt.length < 2) return 0;
+  const first = deletedAt[0] as number;
+  const last = deletedAt[deletedAt.length - 1] as number;
+  return last === first ? 0 : ((deletedAt.length - 1) * 1000) / (last - first);
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return 0;
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}

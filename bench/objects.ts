@@ -1,0 +1,397 @@
+/**
+ * The benchmark's cluster: PipelineResources and runs shaped like the ones Tekton's
+ * controller leaves behind (TEKTON.md), padded to the sizes asked for, in a mix an old CI
+ * cluster has: most runs finished, some running, a few pending; most targets named by
+ * finished runs, some shared by several runs, some retained, some named by nothing.
+ *
+ * Everything is derived from the indexes, so the same flags give the same cluster.
+ */
+
+export interface ClusterShape {
+  targets: number;
+  runs: number;
+  namespaces: number;
+  /** Approximate JSON size of a PipelineRun with its status, in KiB. */
+  prKb: number;
+  /** Approximate JSON size of a TaskRun with its status, in KiB. */
+  trKb: number;
+}
+
+export type RunPhase = 'pending' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+/** One PipelineRun and the TaskRuns it started, created in that order (children need its uid). */
+export interface PipelineRunPlan {
+  kind: 'PipelineRun';
+  namespace: string;
+  name: string;
+  phase: RunPhase;
+  /** Targets named in spec.resources: a git source and an image. */
+  resources: [string, string];
+  /** Child TaskRuns: they carry the resources embedded (resourceSpec), naming nothing. */
+  children: number;
+  /** Hours since it finished (finished runs). */
+  finishedHoursAgo: number;
+}
+
+/** A TaskRun started on its own, naming one target as input through resourceRef. */
+export interface TaskRunPlan {
+  kind: 'TaskRun';
+  namespace: string;
+  name: string;
+  phase: RunPhase;
+  input: string;
+  finishedHoursAgo: number;
+}
+
+export interface TargetPlan {
+  namespace: string;
+  name: string;
+  type: 'git' | 'image';
+  retained: boolean;
+}
+
+export interface NamespacePlan {
+  name: string;
+  targets: TargetPlan[];
+  pipelineRuns: PipelineRunPlan[];
+  taskRuns: TaskRunPlan[];
+}
+
+export const NAMESPACE_PREFIX = 'bench-';
+/** Where the live pass deletes: kept apart so the seeded data survives it. */
+export const LIVE_NAMESPACE = 'bench-live';
+export const RETAIN_LABEL = 'tekton-resource-gc.io/retain';
+const CHILDREN_PER_PIPELINE_RUN = 2;
+
+/** How many of each object one namespace holds: `total` spread evenly, the first ones taking the remainder. */
+function share(total: number, namespaces: number, index: number): number {
+  return Math.floor(total / namespaces) + (index < total % namespaces ? 1 : 0);
+}
+
+export function namespaceName(index: number): string {
+  return `${NAMESPACE_PREFIX}${String(index).padStart(3, '0')}`;
+}
+
+/** A short hex "commit", as trigger templates name one resource per commit. */
+function commit(namespace: number, index: number, salt: number): string {
+  let x = (namespace * 1_000_003 + index * 7919 + salt * 104_729) >>> 0;
+  x = Math.imul(x ^ (x >>> 16), 0x45d9f3b) >>> 0;
+  x = Math.imul(x ^ (x >>> 16), 0x45d9f3b) >>> 0;
+  return ((x ^ (x >>> 16)) >>> 0).toString(16).padStart(8, '0');
+}
+
+/**
+ * Run phases by index: 2% pending, 6% running, 4% failed, 2.5% cancelled, the rest succeeded.
+ * Pending PipelineRuns have not started any TaskRun yet.
+ */
+function phaseOf(index: number): RunPhase {
+  const m = index % 200;
+  if (m < 4) return 'pending';
+  if (m < 16) return 'running';
+  if (m < 24) return 'failed';
+  if (m < 29) return 'cancelled';
+  return 'succeeded';
+}
+
+/**
+ * Of every 20 targets: one carries the retain label, two are named by no run (orphans of a
+ * Tekton upgrade), one is shared by many runs, the others are named by one or a few runs.
+ */
+export function planNamespace(shape: ClusterShape, index: number): NamespacePlan {
+  const name = namespaceName(index);
+  const targetCount = share(shape.targets, shape.namespaces, index);
+  const runCount = share(shape.runs, shape.namespaces, index);
+  const targets: TargetPlan[] = [];
+  const named: string[] = [];
+  const shared: string[] = [];
+  for (let t = 0; t < targetCount; t++) {
+    const type = t % 2 === 0 ? 'git' : 'image';
+    const target: TargetPlan = { namespace: name, name: `${type === 'git' ? 'src' : 'img'}-${commit(index, t, 1)}-${t}`, type, retained: t % 20 === 0 };
+    targets.push(target);
+    const role = t % 20;
+    if (role === 1 || role === 2) continue;
+    (role === 3 ? shared : named).push(target.name);
+  }
+  const pool = named.length > 0 ? named : targets.map((target) => target.name);
+  const pick = (k: number): string => {
+    if (pool.length === 0) return `missing-${k}`;
+    // One reference in eight goes to a shared target: those end up named by many runs.
+    if (shared.length > 0 && k % 8 === 7) return shared[k % shared.length] as string;
+    return pool[k % pool.length] as string;
+  };
+
+  // A quarter of the runs are PipelineRuns, each with two children; standalone TaskRuns fill the rest.
+  const pipelineRunCount = Math.min(runCount, Math.round(runCount / 4));
+  const pipelineRuns: PipelineRunPlan[] = [];
+  let childCount = 0;
+  for (let p = 0; p < pipelineRunCount; p++) {
+    const phase = phaseOf(p + index);
+    const children = phase === 'pending' ? 0 : Math.min(CHILDREN_PER_PIPELINE_RUN, runCount - pipelineRunCount - childCount);
+    childCount += children;
+    pipelineRuns.push({
+      kind: 'PipelineRun',
+      namespace: name,
+      name: `build-${commit(index, p, 2)}-${p}`,
+      phase,
+      resources: [pick(2 * p), pick(2 * p + 1)],
+      children,
+      finishedHoursAgo: 2 + ((p * 37) % 700),
+    });
+  }
+  const taskRuns: TaskRunPlan[] = [];
+  for (let r = 0; r < runCount - pipelineRunCount - childCount; r++) {
+    taskRuns.push({
+      kind: 'TaskRun',
+      namespace: name,
+      name: `scan-${commit(index, r, 3)}-${r}`,
+      phase: phaseOf(r * 3 + index + 1),
+      input: pick(r * 5 + 3),
+      finishedHoursAgo: 2 + ((r * 53) % 700),
+    });
+  }
+  return { name, targets, pipelineRuns, taskRuns };
+}
+
+export function liveTargets(count: number): TargetPlan[] {
+  return Array.from({ length: count }, (_, t) => ({ namespace: LIVE_NAMESPACE, name: `orphan-${commit(999, t, 4)}-${t}`, type: t % 2 === 0 ? 'git' : 'image', retained: false }));
+}
+
+// ---------------------------------------------------------------------------------------
+// Objects
+
+type Json = Record<string, unknown>;
+
+const GROUP_VERSION = 'tekton.dev/v1beta1';
+const REPO = 'https://github.com/example/shop.git';
+const REGISTRY = 'registry.example.com/shop';
+
+export function targetObject(target: TargetPlan, index: number): Json {
+  const labels: Record<string, string> = { 'app.kubernetes.io/part-of': 'shop', 'triggers.tekton.dev/trigger': 'on-push' };
+  if (target.retained) labels[RETAIN_LABEL] = 'true';
+  const revision = commit(7, index, 5).repeat(5);
+  return {
+    apiVersion: 'tekton.dev/v1alpha1',
+    kind: 'PipelineResource',
+    metadata: { name: target.name, namespace: target.namespace, labels },
+    spec:
+      target.type === 'git'
+        ? { type: 'git', params: [{ name: 'url', value: REPO }, { name: 'revision', value: revision }] }
+        : { type: 'image', params: [{ name: 'url', value: `${REGISTRY}/api:${revision.slice(0, 12)}` }] },
+  };
+}
+
+/** An ISO timestamp `hours` before now, to the second as the API server writes them. */
+function hoursAgo(hours: number, nowMs: number): string {
+  return new Date(nowMs - hours * 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+interface Times {
+  startTime: string;
+  completionTime?: string;
+  lastTransitionTime: string;
+}
+
+function timesOf(phase: RunPhase, finishedHoursAgo: number, nowMs: number): Times {
+  if (phase === 'pending') return { startTime: '', lastTransitionTime: hoursAgo(0.01, nowMs) };
+  if (phase === 'running') return { startTime: hoursAgo(0.2, nowMs), lastTransitionTime: hoursAgo(0.05, nowMs) };
+  const completionTime = hoursAgo(finishedHoursAgo, nowMs);
+  return { startTime: hoursAgo(finishedHoursAgo + 0.25, nowMs), completionTime, lastTransitionTime: completionTime };
+}
+
+function succeededCondition(kind: 'PipelineRun' | 'TaskRun', phase: RunPhase, lastTransitionTime: string): Json {
+  const [status, reason, message] = ((): [string, string, string] => {
+    switch (phase) {
+      case 'pending':
+        return ['Unknown', `${kind}Pending`, `${kind} is pending`];
+      case 'running':
+        return ['Unknown', 'Running', 'Tasks Completed: 1 (Failed: 0, Cancelled 0), Incomplete: 2, Skipped: 0'];
+      case 'succeeded':
+        return ['True', 'Succeeded', kind === 'PipelineRun' ? 'Tasks Completed: 3 (Failed: 0, Cancelled 0), Skipped: 0' : 'All Steps have completed executing'];
+      case 'failed':
+        return ['False', 'Failed', kind === 'PipelineRun' ? 'Tasks Completed: 3 (Failed: 1, Cancelled 0), Skipped: 0' : '"step-build" exited with code 1 (image: "docker.io/library/golang@sha256:…"); for logs run: kubectl -n ci logs build-pod -c step-build'];
+      case 'cancelled':
+        return ['False', kind === 'PipelineRun' ? 'Cancelled' : 'TaskRunCancelled', `${kind} was cancelled`];
+    }
+  })();
+  return { type: 'Succeeded', status, reason, message, lastTransitionTime };
+}
+
+/** A realistic step script, repeated to reach the size asked for. */
+const SCRIPT_LINES = [
+  '#!/usr/bin/env sh',
+  'set -eu',
+  'echo "building $(params.IMAGE) from $(resources.inputs.source.path)"',
+  'cd "$(resources.inputs.source.path)"',
+  'go env -w GOFLAGS=-mod=mod GOPROXY=https://proxy.golang.org,direct',
+  'go build -trimpath -ldflags "-s -w -X main.version=$(params.VERSION)" -o /workspace/bin/app ./cmd/app',
+  'go test ./... -count=1 -race -coverprofile=/workspace/coverage.out',
+  'printf "%s" "$(git rev-parse HEAD)" > $(results.commit.path)',
+];
+
+function script(bytes: number): string {
+  const lines: string[] = [];
+  let length = 0;
+  for (let i = 0; length < bytes; i++) {
+    const line = SCRIPT_LINES[i % SCRIPT_LINES.length] as string;
+    lines.push(line);
+    length += line.length + 1;
+  }
+  return lines.join('\n');
+}
+
+function step(name: string, image: string, scriptBytes: number): Json {
+  return {
+    name,
+    image,
+    script: script(scriptBytes),
+    env: [{ name: 'HOME', value: '/tekton/home' }, { name: 'DOCKER_CONFIG', value: '/tekton/creds/.docker' }],
+    resources: { requests: { cpu: '500m', memory: '512Mi' }, limits: { memory: '2Gi' } },
+    workingDir: '/workspace/source',
+  };
+}
+
+function taskSpec(scriptBytes: number): Json {
+  return {
+    params: [
+      { name: 'IMAGE', type: 'string', description: 'Reference of the image the task builds and pushes' },
+      { name: 'VERSION', type: 'string', default: 'dev', description: 'Version stamped into the binary' },
+    ],
+    resources: { inputs: [{ name: 'source', type: 'git' }], outputs: [{ name: 'image', type: 'image' }] },
+    results: [{ name: 'commit', description: 'The commit that was built' }, { name: 'digest', description: 'Digest of the image pushed' }],
+    steps: [step('build', 'docker.io/library/golang:1.21', scriptBytes), step('push', 'gcr.io/kaniko-project/executor:v1.9.0', 120)],
+  };
+}
+
+const PIPELINE_TASKS = ['fetch', 'build', 'scan'];
+
+function pipelineSpec(scriptBytes: number): Json {
+  return {
+    params: [{ name: 'IMAGE', type: 'string' }, { name: 'VERSION', type: 'string', default: 'dev' }],
+    resources: [{ name: 'source', type: 'git' }, { name: 'image', type: 'image' }],
+    tasks: PIPELINE_TASKS.map((task, i) => ({
+      name: task,
+      ...(i > 0 && { runAfter: [PIPELINE_TASKS[i - 1]] }),
+      params: [{ name: 'IMAGE', value: '$(params.IMAGE)' }, { name: 'VERSION', value: '$(params.VERSION)' }],
+      resources: { inputs: [{ name: 'source', resource: 'source' }], outputs: [{ name: 'image', resource: 'image' }] },
+      taskSpec: taskSpec(Math.floor(scriptBytes / PIPELINE_TASKS.length)),
+    })),
+  };
+}
+
+function runLabels(extra: Record<string, string>): Record<string, string> {
+  return { 'app.kubernetes.io/part-of': 'shop', 'app.kubernetes.io/managed-by': 'tekton-pipelines', 'triggers.tekton.dev/eventlistener': 'shop-push', ...extra };
+}
+
+export interface CreatedParent {
+  name: string;
+  uid: string;
+}
+
+/** A PipelineRun (spec) and the status Tekton's controller writes, sized to about `bytes`. */
+export function pipelineRunObjects(run: PipelineRunPlan, bytes: number, nowMs: number): { object: Json; status: (childNames: string[]) => Json } {
+  const [source, image] = run.resources;
+  const object: Json = {
+    apiVersion: GROUP_VERSION,
+    kind: 'PipelineRun',
+    metadata: { name: run.name, namespace: run.namespace, labels: runLabels({ 'tekton.dev/pipeline': 'build-and-push' }) },
+    spec: {
+      pipelineRef: { name: 'build-and-push' },
+      params: [{ name: 'IMAGE', value: `${REGISTRY}/api` }, { name: 'VERSION', value: run.name.slice(6, 14) }],
+      resources: [{ name: 'source', resourceRef: { name: source } }, { name: 'image', resourceRef: { name: image } }],
+      serviceAccountName: 'pipeline',
+      timeout: '1h0m0s',
+      ...(run.phase === 'pending' && { status: 'PipelineRunPending' }),
+    },
+  };
+  const status = (childNames: string[]): Json => {
+    const times = timesOf(run.phase, run.finishedHoursAgo, nowMs);
+    const base = {
+      conditions: [succeededCondition('PipelineRun', run.phase, times.lastTransitionTime)],
+      ...(times.startTime !== '' && { startTime: times.startTime }),
+      ...(times.completionTime !== undefined && { completionTime: times.completionTime }),
+    };
+    if (run.phase === 'pending') return base;
+    const taskRuns = Object.fromEntries(
+      childNames.map((child, i) => [child, { pipelineTaskName: PIPELINE_TASKS[i] ?? `task-${i}`, status: { podName: `${child}-pod`, conditions: base.conditions, startTime: times.startTime } }]),
+    );
+    const withoutPadding = {
+      ...base,
+      childReferences: childNames.map((child, i) => ({ apiVersion: GROUP_VERSION, kind: 'TaskRun', name: child, pipelineTaskName: PIPELINE_TASKS[i] ?? `task-${i}` })),
+      taskRuns,
+      pipelineSpec: pipelineSpec(0),
+    };
+    const missing = bytes - JSON.stringify(object).length - JSON.stringify(withoutPadding).length - 400;
+    return { ...withoutPadding, pipelineSpec: pipelineSpec(Math.max(0, missing)) };
+  };
+  return { object, status };
+}
+
+export function childTaskRunName(parent: string, index: number): string {
+  return `${parent}-${PIPELINE_TASKS[index] ?? `task-${index}`}`;
+}
+
+/**
+ * A TaskRun: a PipelineRun's child (resources embedded as resourceSpec, owner reference to
+ * its parent) or a standalone one that names its input through resourceRef.
+ */
+export function taskRunObjects(
+  run: { namespace: string; name: string; phase: RunPhase; finishedHoursAgo: number; input?: string; parent?: CreatedParent; pipelineTask?: string },
+  bytes: number,
+  nowMs: number,
+): { object: Json; status: () => Json } {
+  const labels: Record<string, string> = { 'tekton.dev/task': 'build-image' };
+  if (run.parent !== undefined) {
+    Object.assign(labels, {
+      'tekton.dev/pipeline': 'build-and-push',
+      'tekton.dev/pipelineRun': run.parent.name,
+      'tekton.dev/pipelineTask': run.pipelineTask ?? 'build',
+      'tekton.dev/memberOf': 'tasks',
+    });
+  }
+  const input =
+    run.input !== undefined
+      ? { name: 'source', resourceRef: { name: run.input } }
+      : { name: 'source', resourceSpec: { type: 'git', params: [{ name: 'url', value: REPO }, { name: 'revision', value: run.name.slice(6, 14) }] } };
+  const object: Json = {
+    apiVersion: GROUP_VERSION,
+    kind: 'TaskRun',
+    metadata: {
+      name: run.name,
+      namespace: run.namespace,
+      labels: runLabels(labels),
+      ...(run.parent !== undefined && {
+        ownerReferences: [{ apiVersion: GROUP_VERSION, kind: 'PipelineRun', name: run.parent.name, uid: run.parent.uid, controller: true, blockOwnerDeletion: true }],
+      }),
+    },
+    spec: {
+      taskRef: { name: 'build-image', kind: 'Task' },
+      params: [{ name: 'IMAGE', value: `${REGISTRY}/api` }],
+      resources: { inputs: [input], outputs: [] },
+      serviceAccountName: 'pipeline',
+      timeout: '1h0m0s',
+    },
+  };
+  const status = (): Json => {
+    const times = timesOf(run.phase, run.finishedHoursAgo, nowMs);
+    const finished = times.completionTime !== undefined;
+    const base = {
+      conditions: [succeededCondition('TaskRun', run.phase, times.lastTransitionTime)],
+      podName: `${run.name}-pod`,
+      ...(times.startTime !== '' && { startTime: times.startTime }),
+      ...(times.completionTime !== undefined && { completionTime: times.completionTime }),
+      steps: ['build', 'push'].map((name) => ({
+        name,
+        container: `step-${name}`,
+        imageID: `docker.io/library/golang@sha256:${'4f'.repeat(32)}`,
+        ...(finished
+          ? { terminated: { exitCode: run.phase === 'failed' && name === 'build' ? 1 : 0, reason: 'Completed', startedAt: times.startTime, finishedAt: times.completionTime, containerID: `containerd://${'ab'.repeat(32)}` } }
+          : { running: { startedAt: times.startTime || times.lastTransitionTime } }),
+      })),
+      ...(finished && { taskResults: [{ name: 'commit', type: 'string', value: run.name.slice(6, 14) }] }),
+      taskSpec: taskSpec(0),
+    };
+    const missing = bytes - JSON.stringify(object).length - JSON.stringify(base).length - 350;
+    return { ...base, taskSpec: taskSpec(Math.max(0, missing)) };
+  };
+  return { object, status };
+}
