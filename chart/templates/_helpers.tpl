@@ -89,6 +89,8 @@ maxDeletions: max-deletions
 qps: qps
 concurrency: concurrency
 pageSize: page-size
+maxRetries: max-retries
+requestTimeout: request-timeout
 output: output
 logLevel: log-level
 {{- end }}
