@@ -1,0 +1,886 @@
+/**
+ * The Helm chart and the container image (issue 5), against one real kube-apiserver:
+ * lint and render for the defaults and both scopes, create the rendered objects so the
+ * API server validates them (Pod Security "restricted" included), refuse bad values,
+ * map every value to the collector's own configuration, run the collector with a token
+ * of the chart's ServiceAccount under the chart's RBAC, and replay the Dockerfile without
+ * Docker to run what the image would hold.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import {
+  ApiException,
+  AuthorizationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  loadAllYaml,
+  type V1ClusterRole,
+  type V1Container,
+  type V1CronJob,
+  type V1PolicyRule,
+  type V1Role,
+} from '@kubernetes/client-node';
+import { ensureBinaries } from '../../harness/build.js';
+import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
+import { FLAG_NAMES, envVarName, parseConfig, type Config, type FlagName } from '../../src/config.js';
+import { outcomes, reportOf, runCli, type CliResult } from '../support/cli.js';
+import { Seeder } from '../support/seed.js';
+import { gitResource, pipelineRun } from '../support/tekton.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const CHART = path.join(ROOT, 'chart');
+const PACKAGE = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  bin: Record<string, string>;
+};
+
+/** Flags the chart deliberately does not set: the pod has no report file and uses its own credentials. */
+const FLAGS_NOT_IN_CHART: readonly FlagName[] = ['report-file', 'kubeconfig', 'context'];
+
+/** A pass over everything, with no waiting: what the RBAC tests run. */
+const LIVE = { dryRun: false, minAge: '0s', output: 'json' };
+
+type Values = Record<string, unknown>;
+type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } } & Record<string, unknown>;
+
+interface Release {
+  name: string;
+  namespace: string;
+  values: Values;
+  /** helm template's output, as created on the API server. */
+  yaml: string;
+  objects: Manifest[];
+}
+
+let controlPlane: ControlPlane;
+let helmPath: string;
+let kubectlPath: string;
+let work: string;
+let imageBuild: Promise<ImageReplay>;
+
+before(async () => {
+  work = await mkdtemp(path.join(tmpdir(), 'trgc-chart-'));
+  const binaries = await ensureBinaries(['helm', 'kubectl']);
+  helmPath = binaries.helm;
+  kubectlPath = binaries.kubectl;
+  // The slowest part (two npm installs and a compile) runs while the cluster tests do.
+  imageBuild = replayDockerfile(path.join(work, 'image'));
+  imageBuild.catch(() => undefined);
+  controlPlane = await startControlPlane({ crds: 'v0.45' });
+});
+
+after(async () => {
+  await imageBuild?.catch(() => undefined);
+  await controlPlane?.stop();
+  if (work !== undefined) await rm(work, { recursive: true, force: true });
+});
+
+// ---- processes ----
+
+interface Exit {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<Exit> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: options.env ?? toolEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Helm and kubectl keep their caches and settings in the test's directory. */
+function toolEnv(): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: work,
+    HELM_CACHE_HOME: path.join(work, 'helm', 'cache'),
+    HELM_CONFIG_HOME: path.join(work, 'helm', 'config'),
+    HELM_DATA_HOME: path.join(work, 'helm', 'data'),
+  };
+}
+
+function succeeded(exit: Exit, what: string): string {
+  assert.equal(exit.code, 0, `${what} failed (exit ${exit.code}):\n${exit.stderr}${exit.stdout}`);
+  return exit.stdout;
+}
+
+// ---- helm ----
+
+async function valuesFile(values: Values): Promise<string> {
+  const dir = await mkdtemp(path.join(work, 'values-'));
+  const file = path.join(dir, 'values.yaml');
+  // JSON is YAML; a file keeps types exactly (--set would turn 2.5 into a string).
+  await writeFile(file, JSON.stringify(values));
+  return file;
+}
+
+async function helmTemplate(name: string, namespace: string, values: Values): Promise<Exit> {
+  return run(helmPath, ['template', name, CHART, '--namespace', namespace, '--values', await valuesFile(values)]);
+}
+
+async function render(name: string, namespace: string, values: Values = {}): Promise<Release> {
+  const yaml = succeeded(await helmTemplate(name, namespace, values), `helm template ${name}`);
+  // loadAllYaml builds client-node's model classes; JSON makes them plain objects to compare.
+  // (The models drop fields they do not know; install() has the API server refuse those.)
+  const parsed = (loadAllYaml(yaml) as (Manifest | null)[]).filter((object): object is Manifest => object !== null);
+  const objects = JSON.parse(JSON.stringify(parsed)) as Manifest[];
+  return { name, namespace, values, yaml, objects };
+}
+
+async function helmLint(values: Values): Promise<void> {
+  succeeded(await run(helmPath, ['lint', '--strict', CHART, '--values', await valuesFile(values)]), 'helm lint');
+}
+
+/** NOTES.txt as `helm install` prints it. */
+async function notes(name: string, namespace: string, values: Values): Promise<string> {
+  const out = succeeded(
+    await run(helmPath, ['install', name, CHART, '--namespace', namespace, '--dry-run=client', '--values', await valuesFile(values)]),
+    'helm install --dry-run=client',
+  );
+  const start = out.indexOf('NOTES:\n');
+  assert.notEqual(start, -1, `no NOTES in:\n${out}`);
+  return out.slice(start + 'NOTES:\n'.length);
+}
+
+function find<T = Manifest>(release: Release, kind: string, name?: string, namespace?: string): T {
+  const found = release.objects.filter(
+    (object) => object.kind === kind && (name === undefined || object.metadata.name === name) && (namespace === undefined || object.metadata.namespace === namespace),
+  );
+  assert.equal(found.length, 1, `expected one ${kind} ${namespace ?? ''}/${name ?? '*'}, found ${found.length}`);
+  return found[0] as T;
+}
+
+function cronJobOf(release: Release): V1CronJob {
+  return find<V1CronJob>(release, 'CronJob');
+}
+
+function containerOf(release: Release): V1Container {
+  const containers = cronJobOf(release).spec?.jobTemplate.spec?.template.spec?.containers ?? [];
+  assert.equal(containers.length, 1);
+  return containers[0] as V1Container;
+}
+
+/** The container's environment, every variable a plain value. */
+function envOf(container: V1Container): Record<string, string> {
+  return Object.fromEntries(
+    (container.env ?? []).map((variable) => {
+      assert.equal(variable.valueFrom, undefined, `${variable.name} should be a plain value`);
+      return [variable.name, variable.value ?? ''];
+    }),
+  );
+}
+
+const RESTRICTED = { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/warn': 'restricted' };
+
+let defaults: Promise<{ release: Release; created: Exit }> | undefined;
+
+/** The defaults, installed once in a namespace that enforces Pod Security "restricted"; tests that need them share them. */
+function installedDefaults(): Promise<{ release: Release; created: Exit }> {
+  defaults ??= (async () => {
+    await createNamespace('trgc-defaults', RESTRICTED);
+    const release = await render('defaults', 'trgc-defaults');
+    return { release, created: await install(release) };
+  })();
+  return defaults;
+}
+
+function serviceAccountOf(release: Release): string {
+  const name = cronJobOf(release).spec?.jobTemplate.spec?.template.spec?.serviceAccountName;
+  assert.ok(name !== undefined);
+  return name;
+}
+
+function configOf(container: V1Container): Config {
+  const invocation = parseConfig(container.args ?? [], envOf(container));
+  assert.equal(invocation.kind, 'run');
+  return (invocation as { kind: 'run'; config: Config }).config;
+}
+
+// ---- the API server ----
+
+async function kubectl(args: readonly string[], input?: string): Promise<Exit> {
+  return run(kubectlPath, ['--kubeconfig', controlPlane.kubeconfigPath, ...args], input === undefined ? {} : { input });
+}
+
+/** Creates the release's objects as `helm install` would, with the server refusing unknown or invalid fields. */
+async function install(release: Release): Promise<Exit> {
+  const exit = await kubectl(['create', '--validate=strict', '-f', '-'], release.yaml);
+  succeeded(exit, `creating release ${release.name}`);
+  return exit;
+}
+
+async function createNamespace(name: string, labels: Record<string, string> = {}): Promise<void> {
+  await controlPlane.kubeConfig().makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name, labels } } });
+}
+
+/** A kubeconfig holding a fresh token of the release's ServiceAccount (TokenRequest API). */
+async function serviceAccountKubeconfig(release: Release): Promise<string> {
+  const token = await controlPlane.createServiceAccountToken(release.namespace, serviceAccountOf(release));
+  const file = path.join(work, `kubeconfig-${release.name}`);
+  await writeFile(file, controlPlane.kubeConfig(token).exportConfig(), { mode: 0o600 });
+  return file;
+}
+
+/** The collector as the CronJob's container would run it: its args and env, and the ServiceAccount's token. */
+async function runAsCronJob(release: Release, extraArgs: readonly string[] = []): Promise<CliResult> {
+  const container = containerOf(release);
+  return runCli([...(container.args ?? []), ...extraArgs], { env: { ...envOf(container), KUBECONFIG: await serviceAccountKubeconfig(release) } });
+}
+
+const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'] as const;
+const RESOURCES = [
+  ['tekton.dev', 'pipelineresources'],
+  ['tekton.dev', 'pipelineruns'],
+  ['tekton.dev', 'taskruns'],
+  ['tekton.dev', 'tasks'],
+  ['', 'namespaces'],
+  ['', 'secrets'],
+  ['', 'pods'],
+  ['batch', 'jobs'],
+  ['rbac.authorization.k8s.io', 'roles'],
+] as const;
+
+/**
+ * What the API server's authorizer lets the release's ServiceAccount do in `namespace`
+ * ('' = cluster-wide), on an object called `name` when given: `verb resource` pairs.
+ */
+async function allowed(release: Release, namespace: string, name?: string): Promise<string[]> {
+  const api = controlPlane.kubeConfig().makeApiClient(AuthorizationV1Api);
+  const user = `system:serviceaccount:${release.namespace}:${serviceAccountOf(release)}`;
+  const checks = RESOURCES.flatMap(([group, resource]) => VERBS.map((verb) => ({ group, resource, verb })));
+  const answers = await Promise.all(
+    checks.map(async ({ group, resource, verb }) => {
+      const review = await api.createSubjectAccessReview({
+        body: {
+          spec: {
+            user,
+            groups: ['system:serviceaccounts', `system:serviceaccounts:${release.namespace}`, 'system:authenticated'],
+            resourceAttributes: { group, resource, verb, namespace, ...(name === undefined ? {} : { name }) },
+          },
+        },
+      });
+      return review.status?.allowed === true ? `${verb} ${resource}` : undefined;
+    }),
+  );
+  return answers.filter((answer): answer is string => answer !== undefined).sort();
+}
+
+const TEKTON_ALLOWED = ['delete pipelineresources', 'get pipelineresources', 'get pipelineruns', 'get taskruns', 'list pipelineresources', 'list pipelineruns', 'list taskruns', 'watch pipelineruns', 'watch taskruns'];
+
+/** The status of a request made with `kubeconfigFile`'s identity; 200 when it succeeded. */
+async function statusOf(request: Promise<unknown>): Promise<number> {
+  try {
+    await request;
+    return 200;
+  } catch (error) {
+    if (error instanceof ApiException) return error.code;
+    throw error;
+  }
+}
+
+// ---- lint, render, create ----
+
+describe('helm lint and helm template', () => {
+  test('lint passes for the defaults, every namespace, and named namespaces', async () => {
+    await helmLint({});
+    await helmLint({ ...LIVE, excludeNamespaces: ['kube-system'], retainFor: '7d', selector: 'app=ci' });
+    await helmLint({ namespaces: ['team-a', 'team-b'], excludeNamespaces: ['team-b'] });
+  });
+
+  test('the defaults render a dry run of every namespace: a ServiceAccount, a ClusterRole and its binding, and a CronJob', async () => {
+    const release = await render('gc', 'trgc-system');
+    assert.deepEqual(release.objects.map((object) => `${object.kind}/${object.metadata.name}`).sort(), [
+      'ClusterRole/gc-tekton-resource-gc',
+      'ClusterRoleBinding/gc-tekton-resource-gc',
+      'CronJob/gc-tekton-resource-gc',
+      'ServiceAccount/gc-tekton-resource-gc',
+    ]);
+    assert.equal(envOf(containerOf(release))['TRGC_DRY_RUN'], 'true');
+    const cronJob = cronJobOf(release);
+    assert.equal(cronJob.metadata?.namespace, 'trgc-system');
+    assert.deepEqual(
+      { ...cronJob.spec, jobTemplate: undefined },
+      {
+        schedule: '17 * * * *',
+        timeZone: 'Etc/UTC',
+        suspend: false,
+        concurrencyPolicy: 'Forbid',
+        startingDeadlineSeconds: 300,
+        successfulJobsHistoryLimit: 3,
+        failedJobsHistoryLimit: 3,
+        jobTemplate: undefined,
+      },
+    );
+    const job = cronJob.spec?.jobTemplate.spec;
+    assert.deepEqual(
+      { backoffLimit: job?.backoffLimit, activeDeadlineSeconds: job?.activeDeadlineSeconds, ttlSecondsAfterFinished: job?.ttlSecondsAfterFinished },
+      { backoffLimit: 0, activeDeadlineSeconds: 1800, ttlSecondsAfterFinished: 86400 },
+    );
+    const container = containerOf(release);
+    assert.equal(container.image, `tekton-resource-gc:${PACKAGE.version}`, 'the tag defaults to appVersion, the package version');
+    assert.deepEqual(container.args, ['run']);
+    assert.equal(container.command, undefined, "the image's entrypoint runs the CLI");
+  });
+
+  test('the pod is restricted: non-root 65532, read-only root, no privilege escalation, no capabilities, RuntimeDefault seccomp, resources', async () => {
+    const release = await render('gc', 'trgc-system');
+    const pod = cronJobOf(release).spec?.jobTemplate.spec?.template.spec;
+    assert.equal(pod?.restartPolicy, 'Never');
+    assert.deepEqual(pod?.securityContext, { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } });
+    const container = containerOf(release);
+    assert.deepEqual(container.securityContext, {
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] },
+    });
+    assert.deepEqual(container.resources, { requests: { cpu: '50m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } });
+    // The token is mounted where it is used, the pod, and nowhere else by default.
+    assert.equal(pod?.automountServiceAccountToken, true);
+    assert.equal(find<{ automountServiceAccountToken?: boolean }>(release, 'ServiceAccount').automountServiceAccountToken, false);
+  });
+
+  test('every namespace: one ClusterRole with exactly the rules the collector needs', async () => {
+    const release = await render('gc', 'trgc-system');
+    const role = find<V1ClusterRole>(release, 'ClusterRole');
+    assert.deepEqual(rulesOf(role.rules), [
+      ' namespaces [] get,list',
+      'tekton.dev pipelineresources [] get,list,delete',
+      'tekton.dev pipelineruns,taskruns [] get,list,watch',
+    ]);
+    const binding = find<{ roleRef: unknown; subjects: unknown }>(release, 'ClusterRoleBinding');
+    assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role.metadata?.name });
+    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: serviceAccountOf(release), namespace: 'trgc-system' }]);
+  });
+
+  test('named namespaces: a Role and RoleBinding in each collected one, and namespaces readable by name only', async () => {
+    const release = await render('gc', 'trgc-system', { namespaces: ['team-a', 'team-b', 'team-c'], excludeNamespaces: ['team-c'] });
+    assert.equal(release.objects.filter((object) => object.kind === 'Role').length, 2, 'no Role where nothing is collected');
+    for (const namespace of ['team-a', 'team-b']) {
+      const role = find<V1Role>(release, 'Role', 'gc-tekton-resource-gc', namespace);
+      assert.deepEqual(rulesOf(role.rules), ['tekton.dev pipelineresources [] get,list,delete', 'tekton.dev pipelineruns,taskruns [] get,list,watch']);
+      const binding = find<{ roleRef: unknown; subjects: unknown }>(release, 'RoleBinding', 'gc-tekton-resource-gc', namespace);
+      assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'gc-tekton-resource-gc' });
+      assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: serviceAccountOf(release), namespace: 'trgc-system' }]);
+    }
+    // The collector GETs every namespace it is given, excluded ones too (KubeCluster.readNamespaces).
+    const namespaces = find<V1ClusterRole>(release, 'ClusterRole');
+    assert.deepEqual(rulesOf(namespaces.rules), [' namespaces [team-a,team-b,team-c] get']);
+    assert.deepEqual(configOf(containerOf(release)).namespaces, ['team-a', 'team-b', 'team-c']);
+    assert.deepEqual(configOf(containerOf(release)).excludeNamespaces, ['team-c']);
+  });
+
+  test('a scope that excludes every namespace it names is refused', async () => {
+    const exit = await helmTemplate('gc', 'trgc-system', { namespaces: ['team-a'], excludeNamespaces: ['team-a'] });
+    assert.notEqual(exit.code, 0);
+    assert.match(exit.stderr, /namespaces: every namespace named \(team-a\) is also in excludeNamespaces/);
+  });
+
+  test('without a ServiceAccount of its own the chart needs one named, and binds its RBAC to it', async () => {
+    const refused = await helmTemplate('gc', 'trgc-system', { serviceAccount: { create: false } });
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /serviceAccount\.name: with serviceAccount\.create=false, name the existing ServiceAccount/);
+    const release = await render('gc', 'trgc-system', { serviceAccount: { create: false, name: 'ci-janitor' }, rbac: { create: true } });
+    assert.equal(release.objects.filter((object) => object.kind === 'ServiceAccount').length, 0);
+    assert.equal(serviceAccountOf(release), 'ci-janitor');
+    assert.equal(find<{ subjects: { name: string }[] }>(release, 'ClusterRoleBinding').subjects[0]?.name, 'ci-janitor');
+    const withoutRbac = await render('gc', 'trgc-system', { rbac: { create: false } });
+    assert.deepEqual(withoutRbac.objects.map((object) => object.kind).sort(), ['CronJob', 'ServiceAccount']);
+  });
+
+  test('the API server creates the rendered objects of the defaults and of both scopes, and the pod passes Pod Security "restricted"', async () => {
+    const { release: defaults, created } = await installedDefaults();
+    assert.doesNotMatch(created.stderr, /PodSecurity/, 'the CronJob draws no Pod Security warning');
+
+    await createNamespace('trgc-render', RESTRICTED);
+    for (const team of ['render-a', 'render-b']) await createNamespace(team);
+    const named = await render('named', 'trgc-render', { namespaces: ['render-a', 'render-b'] });
+    assert.doesNotMatch((await install(named)).stderr, /PodSecurity/);
+
+    const stored = await kubectl(['get', 'cronjob', '--namespace', 'trgc-defaults', 'defaults-tekton-resource-gc', '-o', 'json']);
+    const cronJob = JSON.parse(succeeded(stored, 'kubectl get cronjob')) as V1CronJob;
+    assert.deepEqual(envOf(cronJob.spec?.jobTemplate.spec?.template.spec?.containers[0] ?? { name: '' }), envOf(containerOf(defaults)));
+
+    // The pod the CronJob's jobs would create, admitted by the API server in enforce mode.
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'collector', namespace: 'trgc-defaults' }, spec: cronJob.spec?.jobTemplate.spec?.template.spec };
+    succeeded(await kubectl(['create', '--dry-run=server', '--validate=strict', '-f', '-'], JSON.stringify(pod)), 'admitting the pod');
+    // And the check bites: the same pod without its seccomp profile is refused.
+    const loosened = structuredClone(pod);
+    delete loosened.spec?.securityContext?.seccompProfile;
+    const refused = await kubectl(['create', '--dry-run=server', '-f', '-'], JSON.stringify(loosened));
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /violates PodSecurity "restricted:latest".*seccompProfile/);
+  });
+});
+
+function rulesOf(rules: V1PolicyRule[] | undefined): string[] {
+  return (rules ?? []).map((rule) => `${(rule.apiGroups ?? []).join(',')} ${(rule.resources ?? []).join(',')} [${(rule.resourceNames ?? []).join(',')}] ${rule.verbs.join(',')}`).sort();
+}
+
+// ---- NOTES ----
+
+describe('NOTES.txt', () => {
+  test('says loudly that a dry run deletes nothing, and how to go live', async () => {
+    const text = await notes('gc', 'trgc-system', {});
+    assert.match(text, /DRY RUN: this release only REPORTS\. It deletes NOTHING\./);
+    assert.doesNotMatch(text, /LIVE/);
+    assert.match(text, /helm upgrade gc CHART --namespace trgc-system --reuse-values --set dryRun=false/);
+  });
+
+  test('says loudly that a live release deletes, with its cap and scope', async () => {
+    const text = await notes('gc', 'trgc-system', { dryRun: false, maxDeletions: 2000000, namespaces: ['team-a'] });
+    assert.match(text, /LIVE: this release DELETES PipelineResources on every pass\./);
+    assert.doesNotMatch(text, /DRY RUN/);
+    assert.match(text, /at most 2000000 per pass/);
+    assert.match(text, /Scope: +namespaces team-a only/);
+  });
+
+  test('its command to run a pass now creates a Job from the CronJob on the API server', async () => {
+    const text = await notes('defaults', 'trgc-defaults', {});
+    const create = /^ +kubectl (create job .+) "\$JOB"$/m.exec(text);
+    assert.ok(create?.[1] !== undefined, `no kubectl create job line in:\n${text}`);
+    assert.match(text, /kubectl logs --namespace trgc-defaults --follow --pod-running-timeout=5m "job\/\$JOB"/);
+    const args = create[1].split(' ');
+    const { release } = await installedDefaults();
+    succeeded(await kubectl([...args, 'defaults-manual']), 'the NOTES command');
+    const job = JSON.parse(succeeded(await kubectl(['get', 'job', '--namespace', 'trgc-defaults', 'defaults-manual', '-o', 'json']), 'kubectl get job')) as {
+      spec: { template: { spec: { containers: V1Container[] } } };
+    };
+    assert.deepEqual(envOf(job.spec.template.spec.containers[0] ?? { name: '' }), envOf(containerOf(release)));
+  });
+});
+
+// ---- values ----
+
+// Each case is one helm process; four at a time.
+describe('values.schema.json', { concurrency: 4 }, () => {
+  // Each kind of mistake, and the path the message must name.
+  const BAD: { why: string; values: Values; names: RegExp }[] = [
+    { why: 'wrong type: a string for a boolean', values: { dryRun: 'yes' }, names: /at '\/dryRun': got string, want boolean/ },
+    { why: 'wrong type: a string for an integer', values: { maxDeletions: '100' }, names: /at '\/maxDeletions': got string, want integer/ },
+    { why: 'wrong type: a fraction for an integer', values: { pageSize: 2.5 }, names: /at '\/pageSize': got number, want integer/ },
+    { why: 'wrong type: one namespace instead of a list', values: { namespaces: 'team-a' }, names: /at '\/namespaces': got string, want array/ },
+    { why: 'unknown key: a misspelt setting', values: { dryrun: false }, names: /additional properties 'dryrun' not allowed/ },
+    { why: 'unknown key: nested', values: { image: { tagg: '1.0.0' } }, names: /at '\/image': additional properties 'tagg' not allowed/ },
+    { why: 'invalid enum: output', values: { output: 'yaml' }, names: /at '\/output': value must be one of 'text', 'json', 'markdown'/ },
+    { why: 'invalid enum: logLevel', values: { logLevel: 'verbose' }, names: /at '\/logLevel': value must be one of/ },
+    { why: 'invalid enum: image.pullPolicy', values: { image: { pullPolicy: 'Sometimes' } }, names: /at '\/image\/pullPolicy': value must be one of/ },
+    { why: 'bad duration: no such unit', values: { minAge: '2x' }, names: /at '\/minAge': '2x' does not match pattern/ },
+    { why: 'bad duration: ISO parts out of order', values: { retainFor: 'P1D1Y' }, names: /at '\/retainFor': 'P1D1Y' does not match pattern/ },
+    { why: 'bad duration: ISO without a number', values: { minAge: 'PT' }, names: /at '\/minAge': 'PT' does not match pattern/ },
+    { why: 'bad duration: forever is no minimum age', values: { minAge: 'forever' }, names: /at '\/minAge': 'forever' does not match pattern/ },
+    { why: 'bad namespace name', values: { excludeNamespaces: ['Team_A'] }, names: /at '\/excludeNamespaces\/0': 'Team_A' does not match pattern/ },
+    { why: 'bad label prefix', values: { labelPrefix: 'Example.com/' }, names: /at '\/labelPrefix': 'Example.com\/' does not match pattern/ },
+    { why: 'out of range: qps', values: { qps: 0 }, names: /at '\/qps': minimum: got 0, want 0.001/ },
+    { why: 'out of range: maxRetries', values: { maxRetries: 21 }, names: /at '\/maxRetries': maximum: got 21, want 20/ },
+    { why: 'bad duration: requestTimeout', values: { requestTimeout: '1 minute' }, names: /at '\/requestTimeout': '1 minute' does not match pattern/ },
+    { why: 'out of range: pageSize', values: { pageSize: 20000 }, names: /at '\/pageSize': maximum: got 20,?000, want 10,?000/ },
+    { why: 'bad schedule', values: { schedule: 'hourly' }, names: /at '\/schedule': 'hourly' does not match pattern/ },
+    { why: 'bad resource quantity', values: { resources: { requests: { cpu: 'lots' } } }, names: /at '\/resources\/requests\/cpu': 'lots' does not match pattern/ },
+  ];
+
+  for (const { why, values, names } of BAD) {
+    test(`refuses ${why}`, async () => {
+      const exit = await helmTemplate('gc', 'trgc-system', values);
+      assert.notEqual(exit.code, 0, `rendered:\n${exit.stdout}`);
+      assert.match(exit.stderr, /values don't meet the specifications of the schema/);
+      assert.match(exit.stderr, names);
+    });
+  }
+
+  test('accepts the same kinds of value when they are right', async () => {
+    const good: Values = {
+      dryRun: false,
+      maxDeletions: 100,
+      pageSize: 250,
+      namespaces: ['team-a'],
+      image: { tag: '1.0.0', pullPolicy: 'Always' },
+      output: 'markdown',
+      logLevel: 'debug',
+      minAge: 'PT30M',
+      retainFor: 'P1Y2M3W4DT5H6M7S',
+      excludeNamespaces: ['team-b'],
+      labelPrefix: 'gc.example.com',
+      qps: 0.5,
+      schedule: '@daily',
+      resources: { requests: { cpu: '0.1', memory: '64Mi' } },
+    };
+    succeeded(await helmTemplate('gc', 'trgc-system', good), 'helm template with good values');
+  });
+});
+
+describe('values reach the collector', () => {
+  test('the container passes every collector flag as its variable, and only those', async () => {
+    const names = Object.keys(envOf(containerOf(await render('gc', 'trgc-system')))).sort();
+    const expected = FLAG_NAMES.filter((flag) => !FLAGS_NOT_IN_CHART.includes(flag)).map(envVarName).sort();
+    assert.deepEqual(names, expected);
+  });
+
+  test("the collector's parser reads the defaults' container as a dry run with the collector's defaults", async () => {
+    assert.deepEqual(configOf(containerOf(await render('gc', 'trgc-system'))), {
+      command: 'run',
+      dryRun: true,
+      namespaces: [],
+      excludeNamespaces: [],
+      selector: '',
+      minAgeMs: 3_600_000,
+      labelPrefix: 'tekton-resource-gc.io',
+      maxDeletions: 1000,
+      qps: 20,
+      concurrency: 4,
+      pageSize: 500,
+      maxRetries: 5,
+      requestTimeoutMs: 60_000,
+      output: 'text',
+      logLevel: 'info',
+    });
+  });
+
+  test("the collector's parser reads every value, set away from its default, as the same setting", async () => {
+    const values: Values = {
+      dryRun: false,
+      namespaces: ['team-a', 'team-b'],
+      excludeNamespaces: ['team-b'],
+      selector: 'app.kubernetes.io/part-of=ci,tier notin (cache)',
+      minAge: 'PT90M',
+      retainFor: '7d',
+      labelPrefix: 'gc.example.com',
+      // Helm reads numbers as floats; 2000000 must not reach the collector as 2e+06.
+      maxDeletions: 2000000,
+      qps: 2.5,
+      concurrency: 8,
+      pageSize: 250,
+      maxRetries: 0,
+      requestTimeout: '45s',
+      output: 'markdown',
+      logLevel: 'warn',
+    };
+    assert.deepEqual(configOf(containerOf(await render('gc', 'trgc-system', values))), {
+      command: 'run',
+      dryRun: false,
+      namespaces: ['team-a', 'team-b'],
+      excludeNamespaces: ['team-b'],
+      selector: 'app.kubernetes.io/part-of=ci,tier notin (cache)',
+      minAgeMs: 90 * 60_000,
+      retainFor: { kind: 'duration', ms: 7 * 86_400_000, text: '7d' },
+      labelPrefix: 'gc.example.com',
+      maxDeletions: 2000000,
+      qps: 2.5,
+      concurrency: 8,
+      pageSize: 250,
+      maxRetries: 0,
+      requestTimeoutMs: 45_000,
+      output: 'markdown',
+      logLevel: 'warn',
+    });
+    const forever = configOf(containerOf(await render('gc', 'trgc-system', { retainFor: 'forever', maxDeletions: 0, qps: 1000 })));
+    assert.deepEqual([forever.retainFor, forever.maxDeletions, forever.qps], [{ kind: 'forever' }, 0, 1000]);
+  });
+});
+
+// ---- RBAC in action ----
+
+describe("the collector under the chart's RBAC, with a token of the chart's ServiceAccount", () => {
+  test('every namespace: deletes the unreferenced target, keeps the one a running run uses', async () => {
+    const seed = new Seeder(controlPlane.kubeConfig());
+    // Only targets with this label are in the release's scope, so other tests' targets are safe.
+    const labels = { 'trgc-test': 'cluster-scope' };
+    await seed.namespace('shop');
+    await seed.create(gitResource({ name: 'src-old', namespace: 'shop', labels }, 'aaa111'));
+    await seed.create(gitResource({ name: 'src-busy', namespace: 'shop', labels }, 'bbb222'));
+    await seed.create(pipelineRun('v1beta1', { name: 'build-busy', namespace: 'shop' }, { resources: ['src-busy'] }), { state: 'running' });
+
+    await createNamespace('trgc-system');
+    const release = await render('gc', 'trgc-system', { ...LIVE, selector: 'trgc-test=cluster-scope' });
+    await install(release);
+
+    const result = await runAsCronJob(release);
+    assert.equal(result.code, 0, result.stderr);
+    const report = reportOf(result);
+    assert.equal(report.dryRun, false);
+    assert.deepEqual(outcomes(report), { 'shop/src-busy': 'referenced-by-active-run kept', 'shop/src-old': 'unreferenced deleted' });
+    assert.deepEqual(await seed.remainingTargets('shop'), ['src-busy']);
+
+    // What the authorizer allows it: exactly the chart's rules, in any namespace and cluster-wide.
+    const everywhere = [...TEKTON_ALLOWED, 'get namespaces', 'list namespaces'].sort();
+    assert.deepEqual(await allowed(release, 'shop'), everywhere);
+    assert.deepEqual(await allowed(release, ''), everywhere);
+  });
+
+  test('named namespaces: collects in them and cannot read or delete anywhere else', async () => {
+    const seed = new Seeder(controlPlane.kubeConfig());
+    for (const namespace of ['team-a', 'team-b', 'team-c', 'elsewhere']) await seed.namespace(namespace);
+    await seed.create(gitResource({ name: 'src-old', namespace: 'team-a' }, 'ccc111'));
+    await seed.create(gitResource({ name: 'src-busy', namespace: 'team-a' }, 'ccc222'));
+    await seed.create(pipelineRun('v1beta1', { name: 'build-busy', namespace: 'team-a' }, { resources: ['src-busy'] }), { state: 'running' });
+    await seed.create(gitResource({ name: 'src-old', namespace: 'team-b' }, 'ccc333'));
+    await seed.create(gitResource({ name: 'src-excluded', namespace: 'team-c' }, 'ccc444'));
+    await seed.create(gitResource({ name: 'src-elsewhere', namespace: 'elsewhere' }, 'ccc555'));
+
+    await createNamespace('trgc-teams');
+    const release = await render('teams', 'trgc-teams', { ...LIVE, namespaces: ['team-a', 'team-b', 'team-c'], excludeNamespaces: ['team-c'] });
+    await install(release);
+
+    const result = await runAsCronJob(release);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(outcomes(reportOf(result)), {
+      'team-a/src-busy': 'referenced-by-active-run kept',
+      'team-a/src-old': 'unreferenced deleted',
+      'team-b/src-old': 'unreferenced deleted',
+    });
+    assert.deepEqual(await seed.remainingTargets('team-a'), ['src-busy']);
+    assert.deepEqual(await seed.remainingTargets('team-b'), []);
+    assert.deepEqual(await seed.remainingTargets('team-c'), ['src-excluded']);
+    assert.deepEqual(await seed.remainingTargets('elsewhere'), ['src-elsewhere']);
+
+    // Pointed at another namespace, the same pod can list nothing there and deletes nothing.
+    const outside = await runAsCronJob(release, ['--namespace', 'elsewhere']);
+    assert.equal(outside.code, 1, `${outside.stdout}\n${outside.stderr}`);
+    assert.match(`${outside.stdout}\n${outside.stderr}`, /forbidden: this identity may not list pipelineresources\.tekton\.dev in namespace \\?"elsewhere\\?"/);
+    assert.deepEqual(await seed.remainingTargets('elsewhere'), ['src-elsewhere']);
+
+    // The token itself, straight at the API server.
+    const token = await controlPlane.createServiceAccountToken('trgc-teams', serviceAccountOf(release));
+    const custom = controlPlane.kubeConfig(token).makeApiClient(CustomObjectsApi);
+    const core = controlPlane.kubeConfig(token).makeApiClient(CoreV1Api);
+    const where = { group: 'tekton.dev', version: 'v1alpha1', plural: 'pipelineresources' };
+    assert.equal(await statusOf(custom.listNamespacedCustomObject({ ...where, namespace: 'team-a' })), 200);
+    assert.equal(await statusOf(custom.listNamespacedCustomObject({ ...where, namespace: 'elsewhere' })), 403);
+    assert.equal(await statusOf(custom.listNamespacedCustomObject({ ...where, namespace: 'team-c' })), 403);
+    assert.equal(await statusOf(custom.listClusterCustomObject(where)), 403);
+    assert.equal(await statusOf(custom.deleteNamespacedCustomObject({ ...where, namespace: 'elsewhere', name: 'src-elsewhere' })), 403);
+    assert.equal(await statusOf(core.readNamespace({ name: 'team-c' })), 200);
+    assert.equal(await statusOf(core.readNamespace({ name: 'elsewhere' })), 403);
+    assert.equal(await statusOf(core.listNamespace()), 403);
+    assert.deepEqual(await seed.remainingTargets('elsewhere'), ['src-elsewhere']);
+
+    // And the authorizer's whole answer: the Tekton rules in the collected namespaces, nothing elsewhere.
+    for (const namespace of ['team-a', 'team-b']) assert.deepEqual(await allowed(release, namespace), TEKTON_ALLOWED);
+    for (const namespace of ['team-c', 'elsewhere', '']) assert.deepEqual(await allowed(release, namespace), []);
+    for (const name of ['team-a', 'team-b', 'team-c']) assert.deepEqual(await allowed(release, '', name), ['get namespaces']);
+    assert.deepEqual(await allowed(release, '', 'elsewhere'), []);
+  });
+});
+
+// ---- the image ----
+
+interface Instruction {
+  keyword: string;
+  args: string;
+}
+
+interface Stage {
+  name: string;
+  base: string;
+  instructions: Instruction[];
+}
+
+interface ImageReplay {
+  stages: Stage[];
+  /** Where the final stage's filesystem root was replayed. */
+  root: string;
+  workdir: string;
+  user: string;
+  entrypoint: string[];
+}
+
+/** Instructions of a Dockerfile: continuation lines joined, comments and parser directives dropped. */
+function dockerInstructions(text: string): Instruction[] {
+  const joined = text.replace(/\\\n/g, ' ');
+  return joined
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => {
+      const space = line.search(/\s/);
+      return { keyword: line.slice(0, space).toUpperCase(), args: line.slice(space + 1).trim().replace(/\s+/g, ' ') };
+    });
+}
+
+function dockerStages(text: string): Stage[] {
+  const globalArgs = new Map<string, string>();
+  const stages: Stage[] = [];
+  for (const instruction of dockerInstructions(text)) {
+    if (instruction.keyword === 'ARG' && stages.length === 0) {
+      const [name, value] = instruction.args.split('=');
+      globalArgs.set(name ?? '', value ?? '');
+    } else if (instruction.keyword === 'FROM') {
+      const [base = '', , name = `stage-${stages.length}`] = instruction.args.replace(/\$\{(\w+)\}/g, (_, arg: string) => globalArgs.get(arg) ?? '').split(' ');
+      stages.push({ name, base, instructions: [] });
+    } else {
+      const stage = stages.at(-1);
+      assert.ok(stage !== undefined, `${instruction.keyword} before FROM`);
+      stage.instructions.push(instruction);
+    }
+  }
+  return stages;
+}
+
+/** .dockerignore as Docker reads it: the last pattern that matches a path, or a parent of it, decides. */
+async function dockerignore(): Promise<(relative: string) => boolean> {
+  const rules = (await readFile(path.join(ROOT, '.dockerignore'), 'utf8'))
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => {
+      const exclude = !line.startsWith('!');
+      const glob = (exclude ? line : line.slice(1)).replace(/\/+$/, '');
+      const source = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/\u0000/g, '.*');
+      return { exclude, pattern: new RegExp(`^${source}$`) };
+    });
+  return (relative) => {
+    const parts = relative.split('/');
+    const candidates = parts.map((_, index) => parts.slice(0, index + 1).join('/'));
+    let included = true;
+    for (const rule of rules) if (candidates.some((candidate) => rule.pattern.test(candidate))) included = !rule.exclude;
+    return included;
+  };
+}
+
+/**
+ * Builds the image without Docker: every stage gets a directory as its root, WORKDIR and
+ * COPY act on it (sources from the build context through .dockerignore, or from an
+ * earlier stage), RUN runs in it with sh. RUN may use only relative paths, which this
+ * replay can map. The final stage's base image cannot be replayed; the test checks its
+ * name and the entrypoint's interpreter instead.
+ */
+async function replayDockerfile(dir: string): Promise<ImageReplay> {
+  const stages = dockerStages(await readFile(path.join(ROOT, 'Dockerfile'), 'utf8'));
+  const included = await dockerignore();
+  const roots = new Map<string, string>();
+  let last: Omit<ImageReplay, 'stages'> | undefined;
+  for (const stage of stages) {
+    const root = path.join(dir, stage.name);
+    roots.set(stage.name, root);
+    await mkdir(root, { recursive: true });
+    let workdir = '/';
+    let user = '';
+    let entrypoint: string[] = [];
+    for (const { keyword, args } of stage.instructions) {
+      if (keyword === 'WORKDIR') {
+        workdir = path.posix.resolve(workdir, args);
+        await mkdir(path.join(root, workdir), { recursive: true });
+      } else if (keyword === 'COPY') {
+        await replayCopy(args, { root, workdir, roots, included });
+      } else if (keyword === 'RUN') {
+        assert.doesNotMatch(args, /(^|\s)\//, `RUN uses an absolute path, which the replay cannot map: ${args}`);
+        const exit = await run('sh', ['-c', args], {
+          cwd: path.join(root, workdir),
+          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', npm_config_prefer_offline: 'true', npm_config_update_notifier: 'false' },
+        });
+        succeeded(exit, `RUN ${args}`);
+      } else if (keyword === 'USER') {
+        user = args;
+      } else if (keyword === 'ENTRYPOINT') {
+        entrypoint = JSON.parse(args) as string[];
+      } else {
+        assert.fail(`the replay does not know ${keyword}; teach it or keep the Dockerfile simple`);
+      }
+    }
+    last = { root, workdir, user, entrypoint };
+  }
+  assert.ok(last !== undefined, 'the Dockerfile has no stage');
+  return { stages, ...last };
+}
+
+async function replayCopy(
+  args: string,
+  context: { root: string; workdir: string; roots: ReadonlyMap<string, string>; included: (relative: string) => boolean },
+): Promise<void> {
+  const words = args.split(' ');
+  const from = words[0]?.startsWith('--from=') ? words.shift()?.slice('--from='.length) : undefined;
+  const dest = words.pop() ?? '';
+  assert.ok(words.length > 0 && words.every((source) => !/[*?[]/.test(source)), `COPY ${args}: the replay takes plain paths`);
+  const destPath = path.join(context.root, path.posix.resolve(context.workdir, dest));
+  const intoDirectory = dest.endsWith('/') || words.length > 1;
+  for (const source of words) {
+    let sourcePath: string;
+    let filter: ((file: string) => boolean) | undefined;
+    if (from === undefined) {
+      sourcePath = path.join(ROOT, source);
+      filter = (file) => context.included(path.relative(ROOT, file));
+      assert.ok(context.included(source.replace(/\/+$/, '')), `COPY ${source}: .dockerignore leaves it out of the build context`);
+    } else {
+      const stageRoot = context.roots.get(from);
+      assert.ok(stageRoot !== undefined, `COPY --from=${from}: no such stage before this one`);
+      sourcePath = path.join(stageRoot, source);
+    }
+    assert.ok(existsSync(sourcePath), `COPY ${from === undefined ? '' : `--from=${from} `}${source}: no such file`);
+    const isDirectory = (await stat(sourcePath)).isDirectory();
+    const target = isDirectory || !intoDirectory ? destPath : path.join(destPath, path.basename(source));
+    await cp(sourcePath, target, { recursive: true, verbatimSymlinks: true, ...(filter === undefined ? {} : { filter }) });
+  }
+}
+
+describe('the image, replayed from the Dockerfile without Docker', () => {
+  test('holds exactly the packed package and its production dependencies, runs as 65532, and its entrypoint is the CLI', async () => {
+    const image = await imageBuild;
+    const final = image.stages.at(-1);
+    assert.ok(final !== undefined);
+    assert.equal(image.stages.length >= 2, true, 'multi-stage');
+    assert.deepEqual(final.instructions.filter((instruction) => instruction.keyword === 'RUN'), [], 'distroless has no shell to RUN with');
+
+    // Node.js: the same LTS major to build with and to run on, distroless, its node the entrypoint's.
+    const buildMajor = /^node:(\d+)-/.exec(image.stages[0]?.base ?? '')?.[1];
+    const runtimeMajor = /^gcr\.io\/distroless\/nodejs(\d+)-debian\d+:nonroot$/.exec(final.base)?.[1];
+    assert.ok(buildMajor !== undefined && runtimeMajor !== undefined, `bases: ${image.stages.map((stage) => stage.base).join(', ')}`);
+    assert.equal(runtimeMajor, buildMajor);
+    assert.equal(Number(runtimeMajor) % 2, 0, 'even Node.js majors become LTS');
+    assert.equal(image.entrypoint[0], '/nodejs/bin/node', "distroless's node");
+
+    // What the final stage holds: the package's files and production dependencies only.
+    assert.deepEqual((await readdir(path.join(image.root, image.workdir))).sort(), ['dist', 'node_modules', 'package.json']);
+    // Every package the lockfile needs in production is there, and none that only development needs.
+    const lock = JSON.parse(await readFile(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; optional?: boolean }> };
+    const installed = (key: string): boolean => existsSync(path.join(image.root, image.workdir, key));
+    const packages = Object.entries(lock.packages).filter(([key]) => key.startsWith('node_modules/'));
+    const missing = packages.filter(([key, entry]) => entry.dev !== true && entry.optional !== true && !installed(key)).map(([key]) => key);
+    const development = packages.filter(([key, entry]) => entry.dev === true && installed(key)).map(([key]) => key);
+    assert.deepEqual({ missing, development }, { missing: [], development: [] });
+    assert.ok(packages.some(([, entry]) => entry.dev === true), 'the lockfile has development-only packages to leave out');
+    assert.ok(!installed('node_modules/typescript') && !installed('node_modules/tsx'));
+    assert.ok(!existsSync(path.join(image.root, image.workdir, 'dist', 'main.ts')), 'compiled JavaScript, no sources');
+
+    // The entrypoint's script is the package's bin.
+    const [binName, binPath] = Object.entries(PACKAGE.bin)[0] ?? [];
+    assert.equal(binName, 'tekton-resource-gc');
+    assert.equal(image.entrypoint[1], path.posix.join(image.workdir, binPath ?? ''));
+    assert.equal(image.entrypoint.length, 2);
+
+    // The chart runs the image as the user the image names.
+    const pod = cronJobOf(await render('gc', 'trgc-system')).spec?.jobTemplate.spec?.template.spec;
+    assert.equal(image.user, `${pod?.securityContext?.runAsUser}:${pod?.securityContext?.runAsGroup}`);
+
+    const main = path.join(image.root, image.entrypoint[1] ?? '');
+    const version = await run(process.execPath, [main, '--version'], { env: { PATH: '' } });
+    assert.equal(succeeded(version, '--version'), `tekton-resource-gc ${PACKAGE.version}\n`);
+    const help = await run(process.execPath, [main, '--help'], { env: { PATH: '' } });
+    assert.match(succeeded(help, '--help'), /^Usage:\n {2}tekton-resource-gc \[run\] \[flags\]/m);
+  });
+
+  test("runs a pass with the chart's defaults and the chart's ServiceAccount", async () => {
+    const image = await imageBuild;
+    const { release } = await installedDefaults();
+    const container = containerOf(release);
+    const main = path.join(image.root, image.entrypoint[1] ?? '');
+    const pass = await run(process.execPath, [main, ...(container.args ?? [])], {
+      env: { ...envOf(container), KUBECONFIG: await serviceAccountKubeconfig(release) },
+    });
+    assert.equal(pass.code, 0, pass.stderr);
+    assert.match(pass.stdout, /^dry run: \d+ targets?, \d+ runs?/m);
+  });
+});
