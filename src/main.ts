@@ -4,7 +4,6 @@ import { rename, writeFile } from 'node:fs/promises';
 import { ConfigError, parseConfig, type Config } from './config.js';
 import { helpText } from './help.js';
 import { KubeCluster } from './kube/cluster.js';
-import { loadKubeConfig } from './kube/connect.js';
 import { KubeHttp, httpOptions } from './kube/http.js';
 import { createLogger, type Logger } from './log.js';
 import { renderReport } from './report/render.js';
@@ -35,6 +34,9 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
 async function runOnce(config: Config, env: NodeJS.ProcessEnv): Promise<number> {
   let http: KubeHttp;
   try {
+    // Loaded here, not at the top: @kubernetes/client-node takes most of the start-up time,
+    // and --help or a bad flag should answer without it.
+    const { loadKubeConfig } = await import('./kube/connect.js');
     const kubeConfig = loadKubeConfig(config, env);
     http = await KubeHttp.create(kubeConfig, httpOptions(config));
   } catch (error) {

@@ -44,6 +44,13 @@ export function loadKubeConfig(settings: ConnectionSettings, env: Readonly<Recor
   if (cluster === null || cluster.server === '') {
     throw new ConfigError(`the kubeconfig's current context "${kubeConfig.getCurrentContext()}" names no cluster with a server URL`);
   }
+  // client-node refuses plain http unless TLS checks are off (the token would travel in clear),
+  // and would say so only at the first request, as an unexpected failure: say it here, in one line.
+  if (cluster.server.startsWith('http:') && cluster.skipTLSVerify !== true) {
+    throw new ConfigError(
+      `the kubeconfig's cluster "${cluster.name}" has a plain http server ${cluster.server}: use https, or set insecure-skip-tls-verify: true on that cluster to send credentials unencrypted`,
+    );
+  }
   return kubeConfig;
 }
 
