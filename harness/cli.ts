@@ -39,9 +39,10 @@ async function main(args: readonly string[]): Promise<number> {
   }
   // kubectl is not needed to run the server, only to tell the user how to look at it.
   const { kubectl } = await ensureBinaries(['kubectl']);
+  const started = Date.now();
   const controlPlane = await startControlPlane({ crds: flags.crds, kubeconfigPath: flags.kubeconfigPath });
   process.stdout.write(
-    `control plane ready at ${controlPlane.server} with Tekton ${flags.crds} CRDs; kubeconfig ${flags.kubeconfigPath}; ` +
+    `control plane ready in ${((Date.now() - started) / 1000).toFixed(1)} s at ${controlPlane.server} with Tekton ${flags.crds} CRDs; kubeconfig ${flags.kubeconfigPath}; ` +
       `try: KUBECONFIG=${flags.kubeconfigPath} ${kubectl} get pipelineresources -A; logs in ${controlPlane.dir}; Ctrl-C stops it\n`,
   );
   // The servers do not keep the event loop alive (see lifetime.ts); this timer does,

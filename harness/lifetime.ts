@@ -146,8 +146,10 @@ function unregisterSignalHandlers(): void {
 }
 
 export function track(item: Stoppable): void {
-  if (running.size === 0) for (const signal of SIGNALS) process.on(signal, handleSignal);
   running.add(item);
+  for (const signal of SIGNALS) {
+    if (!process.listeners(signal).includes(handleSignal)) process.on(signal, handleSignal);
+  }
 }
 
 export function untrack(item: Stoppable): void {

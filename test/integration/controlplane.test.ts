@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { ApiException, ApisApi, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
 import type { CrdSetName } from '../../harness/crds.js';
+import { STOP_DEADLINE_MS } from '../../harness/lifetime.js';
 
 const GROUP = 'tekton.dev';
 const NAMESPACE = 'smoke';
@@ -147,8 +148,10 @@ test('the watchdog stops the servers when the process that started them is kille
     const dir = await readyDir(cli);
     cli.kill('SIGKILL');
     await exitCode(cli);
-    assert.deepEqual(await eventually(() => processesMentioning(dir), []), []);
-    assert.equal(await eventually(async () => existsSync(dir), false), false);
+    // The watchdog gives each server STOP_DEADLINE_MS after SIGTERM, one after the other.
+    const watchdogDeadline = 2 * STOP_DEADLINE_MS + 10_000;
+    assert.deepEqual(await eventually(() => processesMentioning(dir), [], watchdogDeadline), []);
+    assert.equal(await eventually(async () => existsSync(dir), false, watchdogDeadline), false);
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -225,9 +228,9 @@ async function processesMentioning(dir: string): Promise<string[]> {
   return stdout.split('\n').filter((line) => line.includes(dir));
 }
 
-/** Calls `probe` until it returns `expected` or 30 s pass; returns the last value for the assertion. */
-async function eventually<T>(probe: () => Promise<T>, expected: T): Promise<T> {
-  const deadline = Date.now() + 30_000;
+/** Calls `probe` until it returns `expected` or `ms` pass; returns the last value for the assertion. */
+async function eventually<T>(probe: () => Promise<T>, expected: T, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
   let value = await probe();
   while (!isDeepEqual(value, expected) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 200));
