@@ -1,0 +1,101 @@
+/**
+ * One pass of the collector in this process, built exactly as the CLI builds it (the same
+ * Config parser, KubeHttp options and adapter), with hooks at the moments a race or a
+ * signal would hurt, and the log lines kept for assertions.
+ */
+import assert from 'node:assert/strict';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { parseConfig, type Config } from '../../src/config.js';
+import type { TargetRecord } from '../../src/core/types.js';
+import { KubeCluster } from '../../src/kube/cluster.js';
+import { KubeHttp, httpOptions, type TrafficStats } from '../../src/kube/http.js';
+import { runPass, type PassOutcome, type SweepDeps } from '../../src/sweep.js';
+
+export interface LogLine {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  fields: Record<string, unknown>;
+  message: string;
+}
+
+export interface PassHooks {
+  /** After the runs are listed, before the namespaces are read and anything is decided. */
+  afterRunsListed?: () => Promise<void>;
+  /** Before each delete is sent, with how many were sent before it. */
+  beforeDelete?: (target: TargetRecord, sent: number) => Promise<void>;
+  /** Aborted like SIGTERM aborts the CLI's pass. */
+  signal?: AbortSignal;
+}
+
+export interface InProcessPass {
+  outcome: PassOutcome & { kind: 'done' };
+  logs: LogLine[];
+  stats: TrafficStats;
+  elapsedMs: number;
+}
+
+export function configFor(args: readonly string[], env: Record<string, string> = {}): Config {
+  const invocation = parseConfig(args, env);
+  assert.equal(invocation.kind, 'run');
+  return invocation.config;
+}
+
+export function capturingLogger(): { log: SweepDeps['log']; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const at =
+    (level: LogLine['level']) =>
+    (fields: unknown, message?: string): void => {
+      if (typeof fields === 'string') lines.push({ level, fields: {}, message: fields });
+      else lines.push({ level, fields: (fields ?? {}) as Record<string, unknown>, message: message ?? '' });
+    };
+  return { log: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } as SweepDeps['log'], lines };
+}
+
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
+}
+
+export async function passInProcess(kubeConfig: KubeConfig, args: readonly string[], hooks: PassHooks = {}): Promise<InProcessPass> {
+  const config = configFor(args);
+  const http = await KubeHttp.create(kubeConfig, httpOptions(config));
+  const real = new KubeCluster(http, config.pageSize);
+  let sent = 0;
+  const cluster: SweepDeps['cluster'] = {
+    discover: () => real.discover(),
+    listTargets: (apis, scope) => real.listTargets(apis, scope),
+    listRuns: async (apis, scope) => {
+      const runs = await real.listRuns(apis, scope);
+      await hooks.afterRunsListed?.();
+      return runs;
+    },
+    readNamespaces: (scope) => real.readNamespaces(scope),
+    runsChangedSince: (apis, listed, namespaces) => real.runsChangedSince(apis, listed, namespaces),
+    deleteTarget: async (apis, target) => {
+      await hooks.beforeDelete?.(target, sent++);
+      return real.deleteTarget(apis, target);
+    },
+  };
+  const { log, lines } = capturingLogger();
+  const started = Date.now();
+  try {
+    const outcome = await runPass(config, {
+      cluster,
+      now: () => new Date(),
+      log,
+      signal: hooks.signal ?? new AbortController().signal,
+      sleep: abortableSleep,
+    });
+    assert.equal(outcome.kind, 'done');
+    return { outcome, logs: lines, stats: { ...http.stats }, elapsedMs: Date.now() - started };
+  } finally {
+    http.close();
+  }
+}
