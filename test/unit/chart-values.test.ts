@@ -1,0 +1,280 @@
+/**
+ * The chart's values without Helm: values.yaml, values.schema.json, Chart.yaml and the
+ * README's values table agree with each other and with the collector's own parsers, so
+ * the schema refuses what the collector would refuse and documents what it takes.
+ * (Rendering, Helm's own schema check and the API server: test/integration/chart.test.ts.)
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
+import { loadYaml } from '@kubernetes/client-node';
+import { DEFAULTS, LOG_LEVELS, MAX_PAGE_SIZE, MAX_RETRIES, parseConfig, type Config } from '../../src/config.js';
+import { parseDurationMs, parseRetentionDuration } from '../../src/core/retention.js';
+import { OUTPUT_FORMATS } from '../../src/report/model.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const read = (file: string): string => readFileSync(path.join(ROOT, file), 'utf8');
+
+const VALUES_TEXT = read('chart/values.yaml');
+const VALUES = loadYaml<Record<string, unknown>>(VALUES_TEXT);
+const CHART = loadYaml<{ apiVersion: string; name: string; appVersion: string }>(read('chart/Chart.yaml'));
+const PACKAGE = JSON.parse(read('package.json')) as { name: string; version: string };
+
+interface Schema {
+  type?: string | string[];
+  pattern?: string;
+  allOf?: Schema[];
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  $ref?: string;
+  additionalProperties?: boolean | Schema;
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  definitions?: Record<string, Schema>;
+}
+
+const SCHEMA = JSON.parse(read('chart/values.schema.json')) as Schema;
+
+function resolve(schema: Schema): Schema {
+  if (schema.$ref === undefined) return schema;
+  const name = schema.$ref.replace('#/definitions/', '');
+  const target = SCHEMA.definitions?.[name];
+  assert.ok(target !== undefined, `no definition ${schema.$ref}`);
+  return resolve(target);
+}
+
+function property(...keys: string[]): Schema {
+  let schema = SCHEMA;
+  for (const key of keys) {
+    const next = resolve(schema).properties?.[key];
+    assert.ok(next !== undefined, `the schema has no ${keys.join('.')}`);
+    schema = next;
+  }
+  return resolve(schema);
+}
+
+/** The string checks of a schema as Helm applies them: its pattern and every pattern under allOf. */
+function schemaAccepts(schema: Schema, text: string): boolean {
+  const patterns = [schema.pattern, ...(schema.allOf ?? []).map((part) => part.pattern)].filter((pattern): pattern is string => pattern !== undefined);
+  assert.ok(patterns.length > 0, 'a string with no pattern');
+  return patterns.every((pattern) => new RegExp(pattern).test(text));
+}
+
+/** The setting's value parsed by the collector from its variable, as the chart passes it. */
+function collectorAccepts(variable: string, text: string): boolean {
+  try {
+    parseConfig([], { [variable]: text });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function configFrom(env: Record<string, string>): Config {
+  const invocation = parseConfig([], env);
+  assert.equal(invocation.kind, 'run');
+  return (invocation as { kind: 'run'; config: Config }).config;
+}
+
+describe('Chart.yaml', () => {
+  it('is an apiVersion v2 chart named after the package, whose appVersion (the default image tag) is the package version', () => {
+    assert.deepEqual([CHART.apiVersion, CHART.name, CHART.appVersion], ['v2', PACKAGE.name, PACKAGE.version]);
+  });
+});
+
+describe('values.yaml', () => {
+  it('documents every value with a "# --" comment: each top-level key, or each key of a group', () => {
+    const lines = VALUES_TEXT.split('\n');
+    const undocumented: string[] = [];
+    let group: string | undefined;
+    lines.forEach((line, index) => {
+      const key = /^( {0,2})([A-Za-z]\w*):/.exec(line);
+      if (key === null) return;
+      const [, indent = '', name = ''] = key;
+      const documented = commentAbove(lines, index).startsWith('# --');
+      if (indent === '') {
+        group = documented ? undefined : name;
+        const value = line.slice(line.indexOf(':') + 1).trim();
+        if (!documented && value !== '') undocumented.push(name);
+      } else if (group !== undefined && !documented) {
+        undocumented.push(`${group}.${name}`);
+      }
+    });
+    assert.deepEqual(undocumented, []);
+  });
+
+  it("has a schema entry for every value and a value for every schema entry, at every level the schema closes", () => {
+    assert.equal(SCHEMA.additionalProperties, false);
+    assert.deepEqual(Object.keys(SCHEMA.properties ?? {}).filter((key) => key !== 'global').sort(), Object.keys(VALUES).sort());
+    for (const group of ['image', 'serviceAccount', 'rbac', 'resources']) {
+      const schema = property(group);
+      assert.equal(schema.additionalProperties, false, `${group} refuses unknown keys`);
+      assert.deepEqual(Object.keys(schema.properties ?? {}).sort(), Object.keys(VALUES[group] as object).sort(), group);
+    }
+  });
+
+  it("defaults to a dry run, and otherwise to the collector's own defaults", () => {
+    assert.equal(VALUES['dryRun'], true);
+    const env = {
+      TRGC_MIN_AGE: String(VALUES['minAge']),
+      TRGC_REQUEST_TIMEOUT: String(VALUES['requestTimeout']),
+    };
+    const config = configFrom(env);
+    assert.deepEqual(
+      {
+        minAgeMs: config.minAgeMs,
+        requestTimeoutMs: config.requestTimeoutMs,
+        labelPrefix: VALUES['labelPrefix'],
+        maxDeletions: VALUES['maxDeletions'],
+        qps: VALUES['qps'],
+        concurrency: VALUES['concurrency'],
+        pageSize: VALUES['pageSize'],
+        maxRetries: VALUES['maxRetries'],
+        output: VALUES['output'],
+        logLevel: VALUES['logLevel'],
+      },
+      {
+        minAgeMs: DEFAULTS.minAgeMs,
+        requestTimeoutMs: DEFAULTS.requestTimeoutMs,
+        labelPrefix: DEFAULTS.labelPrefix,
+        maxDeletions: DEFAULTS.maxDeletions,
+        qps: DEFAULTS.qps,
+        concurrency: DEFAULTS.concurrency,
+        pageSize: DEFAULTS.pageSize,
+        maxRetries: DEFAULTS.maxRetries,
+        output: DEFAULTS.output,
+        logLevel: DEFAULTS.logLevel,
+      },
+    );
+    assert.deepEqual([VALUES['namespaces'], VALUES['excludeNamespaces'], VALUES['selector'], VALUES['retainFor']], [[], [], '', '']);
+  });
+});
+
+/** The lines of the comment block right above line `index`, joined. */
+function commentAbove(lines: readonly string[], index: number): string {
+  const block: string[] = [];
+  for (let at = index - 1; at >= 0 && /^\s*#/.test(lines[at] ?? ''); at--) block.unshift((lines[at] ?? '').trim());
+  return block.join(' ');
+}
+
+describe('values.schema.json against the collector', () => {
+  it("offers exactly the collector's output formats and log levels", () => {
+    assert.deepEqual(property('output').enum, [...OUTPUT_FORMATS]);
+    assert.deepEqual(property('logLevel').enum, [...LOG_LEVELS]);
+  });
+
+  it("bounds numbers as the collector does (qps's minimum keeps Helm from printing an exponent)", () => {
+    assert.deepEqual([property('pageSize').minimum, property('pageSize').maximum], [1, MAX_PAGE_SIZE]);
+    assert.deepEqual([property('maxRetries').minimum, property('maxRetries').maximum], [0, MAX_RETRIES]);
+    assert.equal(property('concurrency').minimum, 1);
+    assert.equal(property('maxDeletions').minimum, 0);
+    assert.equal(property('qps').minimum, 0.001);
+    assert.ok(collectorAccepts('TRGC_QPS', '0.001'));
+  });
+
+  // Forms of duration, each a row: the schema and the collector must agree on all of them.
+  const DURATIONS: readonly string[] = [
+    '0s', '30s', '30m', '1h', '12h', '7d', '2w', '90m', // short forms
+    'PT12H', 'P7D', 'P2W', 'P1DT6H', 'PT1H30M', 'PT45S', 'P1Y2M3W4DT5H6M7S', 'P1M', 'PT1M', // ISO 8601
+    '', '1', 'h', '1x', '1H', '1 h', '-1h', '1h30m', '1.5h', 'forever', 'Forever', // not durations
+    'P', 'PT', 'P1DT', 'P1D1Y', 'PT1S1M', 'P1H', 'PT1D', 'p1d', 'P-1D', '1hP', // malformed ISO
+  ];
+
+  it('minAge: the schema takes exactly the durations the collector takes', () => {
+    const schema = property('minAge');
+    const disagreements = DURATIONS.filter((text) => schemaAccepts(schema, text) !== parseDurationMs(text).ok);
+    assert.deepEqual(disagreements, []);
+  });
+
+  it('retainFor: the schema takes exactly the retention durations the collector takes, and empty for none', () => {
+    const schema = property('retainFor');
+    const disagreements = DURATIONS.filter((text) => text !== '' && schemaAccepts(schema, text) !== parseRetentionDuration(text).ok);
+    assert.deepEqual(disagreements, []);
+    assert.ok(schemaAccepts(schema, ''), 'empty: none');
+    assert.ok(collectorAccepts('TRGC_RETAIN_FOR', ''), 'an empty variable is unset');
+  });
+
+  it('requestTimeout: the schema takes the form of a duration; the collector alone checks 1s to 1h', () => {
+    const schema = property('requestTimeout');
+    for (const text of DURATIONS) {
+      if (schemaAccepts(schema, text)) assert.ok(parseDurationMs(text).ok, text);
+    }
+    assert.ok(collectorAccepts('TRGC_REQUEST_TIMEOUT', String(VALUES['requestTimeout'])));
+  });
+
+  it('is stricter than the collector only where documented: ISO fractions and surrounding blanks', () => {
+    const schema = property('minAge');
+    for (const text of ['PT1.5H', 'P0.5D', ' 1h', '1h\n']) {
+      assert.ok(parseDurationMs(text).ok, `the collector takes ${JSON.stringify(text)}`);
+      assert.ok(!schemaAccepts(schema, text), `the schema refuses ${JSON.stringify(text)}`);
+    }
+  });
+
+  // (The collector also trims blanks around list items, ' ci'; the schema refuses them.)
+  const NAMESPACES: readonly string[] = ['ci', 'team-a', 'a', '0', 'a'.repeat(63), 'Team-A', 'team_a', '-team', 'team-', 'a.b', 'a'.repeat(64), 'ci team-a'];
+
+  it('namespaces and excludeNamespaces: the schema takes exactly the names the collector takes', () => {
+    for (const key of ['namespaces', 'excludeNamespaces']) {
+      const item = resolve(property(key).items ?? {});
+      const takes = (text: string): boolean => schemaAccepts(item, text) && text.length <= 63;
+      const disagreements = NAMESPACES.filter((text) => takes(text) !== collectorAccepts('TRGC_NAMESPACE', text));
+      assert.deepEqual(disagreements, [], key);
+    }
+  });
+
+  const PREFIXES: readonly string[] = ['tekton-resource-gc.io', 'gc.example.com', 'a', 'a-b.c-d', 'Example.com', 'example.com/', '.example.com', 'example..com', '-a.com', 'a_b.com'];
+
+  it('labelPrefix: the schema takes exactly the prefixes the collector takes', () => {
+    const schema = property('labelPrefix');
+    const disagreements = PREFIXES.filter((text) => schemaAccepts(schema, text) !== collectorAccepts('TRGC_LABEL_PREFIX', text));
+    assert.deepEqual(disagreements, []);
+  });
+});
+
+describe('the README section', () => {
+  const README = read('chart/README-section.md');
+  const rows = new Map(
+    [...README.matchAll(/^\| `([\w.]+)` \| ([^|]+) \| `([^`]*)` \| (.+) \|$/gm)].map((match) => [match[1] ?? '', { type: match[2] ?? '', defaultValue: match[3] ?? '' }]),
+  );
+
+  /** Every value as the table names it: top-level keys, and the keys of the groups. */
+  function leaves(): [string, unknown][] {
+    return Object.entries(VALUES).flatMap(([key, value]): [string, unknown][] =>
+      ['image', 'serviceAccount', 'rbac'].includes(key) ? Object.entries(value as object).map(([child, inner]) => [`${key}.${child}`, inner]) : [[key, value]],
+    );
+  }
+
+  it('has a row for every value and none for a value that does not exist', () => {
+    assert.deepEqual([...rows.keys()].sort(), leaves().map(([key]) => key).sort());
+  });
+
+  it("shows each value's default as values.yaml sets it", () => {
+    const wrong = leaves().filter(([key, value]) => {
+      const shown = rows.get(key)?.defaultValue;
+      const expected = typeof value === 'string' ? (value === '' ? '""' : value) : JSON.stringify(value);
+      return shown !== expected;
+    });
+    assert.deepEqual(wrong.map(([key]) => key), []);
+  });
+
+  it('installs as a dry run first, reads a report, goes live, then upgrades and uninstalls, each with its command', () => {
+    const sections: [string, string][] = [
+      ['### 1. Install as a dry run', 'helm install tekton-resource-gc ./chart'],
+      ['### 2. Read a report', 'kubectl create job --namespace tekton-resource-gc --from=cronjob/tekton-resource-gc'],
+      ['### 3. Go live', '--reuse-values --set dryRun=false'],
+      ['### Values', '| `dryRun` |'],
+      ['### Upgrading', 'helm upgrade tekton-resource-gc ./chart'],
+      ['### Uninstalling', 'helm uninstall tekton-resource-gc'],
+    ];
+    const starts = sections.map(([heading]) => README.indexOf(`\n${heading}\n`));
+    assert.ok(starts.every((at) => at >= 0), `headings: ${starts.join(', ')}`);
+    assert.deepEqual([...starts].sort((a, b) => a - b), starts, 'in that order');
+    sections.forEach(([heading, command], index) => {
+      const body = README.slice(starts[index], starts[index + 1] ?? README.length);
+      assert.ok(body.includes(command), `${heading} shows ${command}`);
+    });
+  });
+});
