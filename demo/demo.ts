@@ -1,0 +1,203 @@
+/**
+ * npm run demo: tekton-resource-gc against a real, local kube-apiserver, explained step by
+ * step. Starts the control plane, fills two namespaces with what a CI cluster
+ * accumulates, runs a dry run and a live pass of the CLI exactly as a user would, shows
+ * what is left and stops the control plane (also on Ctrl-C and on failure).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ensureBinaries } from '../harness/build.js';
+import { startControlPlane, type ControlPlane } from '../harness/controlplane.js';
+import { runCli, type CliResult } from '../test/support/cli.js';
+import { Seeder } from '../test/support/seed.js';
+import { CI, LEGACY, PREFIX, namesOf, oldEntries, youngEntry, youngRun, type Entry } from './scenario.js';
+
+/**
+ * Every object is created seconds before the passes and creation times cannot be
+ * backdated, so the passes use a minimum age of seconds instead of the default 1h: the
+ * demo waits that long after creating the others, then creates the young one just before
+ * the dry run, which must decide while it is younger than that. The live pass cannot be
+ * timed as closely (a dry run and a CLI start later, tens of seconds on a loaded machine),
+ * so before it the young one's run appears, as a trigger creates it, and keeps it instead.
+ * At least this many seconds; more on a machine where one pass takes long (see minAgeFor).
+ */
+const MIN_AGE_SECONDS = 10;
+const NAMESPACES = [CI, LEGACY];
+const INDENT = '    ';
+
+const started = Date.now();
+const say = (line = ''): void => void process.stdout.write(`${line}\n`);
+const indent = (text: string): string =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((line) => `${INDENT}${line}`.trimEnd())
+    .join('\n');
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function main(): Promise<void> {
+  say('tekton-resource-gc demo');
+  say('=======================');
+  say('CI systems create a Tekton PipelineResource (a git revision, an image tag) for every commit,');
+  say('and nothing deletes them. tekton-resource-gc deletes the ones no unfinished run still needs,');
+  say('and keeps what a label or a time window says to keep. This demo runs it against a real,');
+  say('local kube-apiserver with the Tekton v0.45 CRDs (the last release with PipelineResources).');
+  say();
+
+  say('1. Start a local control plane (etcd + kube-apiserver, Tekton v0.45 CRDs)');
+  let step = Date.now();
+  // Missing binaries are built once from source (minutes); say so where the reader looks.
+  const log = (line: string): void => say(`${INDENT}${line}`);
+  const { kubectl } = await ensureBinaries(['kubectl'], { log });
+  const controlPlane = await startControlPlane({ crds: 'v0.45', log });
+  try {
+    say(`${INDENT}ready at ${controlPlane.server} in ${seconds(Date.now() - step)}`);
+    say();
+    await demo(controlPlane, kubectl);
+  } finally {
+    step = Date.now();
+    await controlPlane.stop();
+    say(`8. Stopped the control plane in ${seconds(Date.now() - step)}: no etcd or kube-apiserver left running.`);
+  }
+  say(`Demo finished in ${seconds(Date.now() - started)}.`);
+}
+
+async function demo(controlPlane: ControlPlane, kubectl: string): Promise<void> {
+  const seed = new Seeder(controlPlane.kubeConfig());
+  const old = oldEntries();
+  const logDir = await mkdtemp(join(tmpdir(), 'trgc-demo-logs-'));
+  const kubeconfig = ['--kubeconfig', controlPlane.kubeconfigPath];
+
+  say('2. Create what a CI cluster accumulates');
+  say(`${INDENT}namespace ${CI}: for every commit CI creates src-<sha> (git) and img-<sha> (image) and a`);
+  say(`${INDENT}PipelineRun build-<sha> that uses them and the shared img-base. Completion times are set in`);
+  say(`${INDENT}the past, as Tekton would have written them; labels are ${PREFIX}/<key>.`);
+  for (const namespace of NAMESPACES) await seed.namespace(namespace);
+  // Resources first, then their runs, as a trigger template creates them.
+  for (const entry of old) for (const resource of entry.resources) await seed.create(resource);
+  for (const entry of old) if (entry.run !== undefined) await seed.create(entry.run.object, entry.run.status);
+  const lastCreated = Date.now();
+  for (const entry of old.filter((candidate) => candidate.namespace === CI)) say(describe(entry));
+  say(`${INDENT}namespace ${LEGACY}: left behind when an upgrade to Tekton v0.46 dropped PipelineResources:`);
+  for (const entry of old.filter((candidate) => candidate.namespace === LEGACY)) say(describe(entry));
+  say();
+
+  say('3. With the defaults, nothing goes yet');
+  say(`${INDENT}$ tekton-resource-gc --dry-run`);
+  const defaults = await pass(['--dry-run', ...kubeconfig], join(logDir, 'defaults.log'), 'summary');
+  say(`${INDENT}Everything here is seconds old and the default --min-age is 1h: a resource a trigger has just`);
+  say(`${INDENT}created may be about to be used by a run it creates next. Creation times cannot be backdated,`);
+  const minAge = minAgeFor(defaults.ms);
+  // Creation times are whole seconds: one more second keeps the old ones clear of the limit.
+  const wait = Math.max(minAge * 1000 + 1000 - (Date.now() - lastCreated), 0);
+  say(`${INDENT}so the passes below use --min-age ${minAge}s, ample for one pass to start on this machine.`);
+  say(`${INDENT}Waiting ${seconds(wait)} until everything above is older than that; then CI creates one more:`);
+  await sleep(wait);
+  const young = youngEntry();
+  for (const resource of young.resources) await seed.create(resource);
+  say(describe(young));
+  const entries = [...old, young];
+  const total = namesOf(entries).length;
+  say();
+
+  const flags = ['--min-age', `${minAge}s`];
+  say('4. Dry run: decide and report, delete nothing');
+  say(`${INDENT}$ tekton-resource-gc --dry-run ${flags.join(' ')}`);
+  const dry = await pass(['--dry-run', ...flags, ...kubeconfig], join(logDir, 'dry-run.log'), 'report');
+  const afterDry = await remaining(seed);
+  const youngName = young.resources[0]?.metadata.name ?? '';
+  const youngKept = new RegExp(`^\\S+\\s+${youngName}\\s+keep\\s+kept\\s+too-young\\s`, 'm').test(dry.stdout);
+  say(`${INDENT}Still ${afterDry.length} of ${total} PipelineResources: the dry run deleted nothing.`);
+  say(`${INDENT}ACTION is the decision, RESULT what became of it, REASON the rule that decided (the first that`);
+  say(`${INDENT}matches wins). The last line counts results, then reasons: those of deletes and keeps alike.`);
+  say();
+
+  say('5. Live pass: the same rules, and the deletes');
+  const { object: run, status } = youngRun();
+  await seed.create(run, status);
+  say(`${INDENT}Meanwhile the trigger has created ${run.metadata.name}, which uses ${youngName}: from now on that running`);
+  say(`${INDENT}run keeps it, whatever its age. This gap between a resource and its run is what --min-age covers.`);
+  say(`${INDENT}$ tekton-resource-gc ${flags.join(' ')}`);
+  const live = await pass([...flags, ...kubeconfig], join(logDir, 'live.log'), 'report');
+  const logLines = live.stderr.split('\n').filter((line) => line.trim() !== '');
+  say(`${INDENT}Logs are JSON lines on stderr (${logLines.length} in this pass: one per delete and a summary), e.g.:`);
+  for (const line of [logLines.find((candidate) => candidate.includes('"msg":"deleted"')), logLines.at(-1)]) {
+    if (line !== undefined) say(`${INDENT}  ${line}`);
+  }
+  say(`${INDENT}All of them: ${logDir}`);
+  say();
+
+  say('6. What is left');
+  say(`${INDENT}$ kubectl get pipelineresources -A -L ${PREFIX}/retain,${PREFIX}/retain-for`);
+  const listing = await promisify(execFile)(kubectl, [...kubeconfig, 'get', 'pipelineresources', '-A', '-L', `${PREFIX}/retain,${PREFIX}/retain-for`]);
+  say(indent(listing.stdout));
+  const runs = await promisify(execFile)(kubectl, [...kubeconfig, 'get', 'pipelineruns', '-A', '-o', 'name']);
+  const runCount = runs.stdout.split('\n').filter((line) => line !== '').length;
+  say(`${INDENT}The ${runCount} PipelineRuns are all still there: the collector only ever deletes PipelineResources.`);
+  say();
+
+  say('7. Did it do what we said?');
+  const left = await remaining(seed);
+  const expectedKept = namesOf(entries, 'keep');
+  const deleted = afterDry.filter((name) => !left.includes(name));
+  say(`${INDENT}deleted: ${deleted.join(', ')}`);
+  say(`${INDENT}kept:    ${left.join(', ')}`);
+  if (afterDry.length !== total || left.join() !== expectedKept.join()) {
+    throw new Error(`expected to keep exactly ${expectedKept.join(', ')}; left: ${left.join(', ')}`);
+  }
+  if (!youngKept) {
+    throw new Error(`the dry run did not report ${youngName} too-young: it was older than --min-age ${minAge}s by the time the dry run decided (this machine was slower than the demo allows for)`);
+  }
+  say(`${INDENT}As expected. Try it on your cluster with --dry-run first; tekton-resource-gc --help lists every flag.`);
+  say();
+}
+
+/**
+ * The young one must still be young when the dry run decides, a CLI start after its
+ * creation: three times what one pass took here, and never less than MIN_AGE_SECONDS (a
+ * loaded 2-core machine can take 15 s for a pass that takes 2 s on an idle one).
+ */
+function minAgeFor(passMs: number): number {
+  return Math.max(MIN_AGE_SECONDS, Math.ceil((3 * passMs) / 1000));
+}
+
+/** One line per entry: its resources, their story, what should happen and why. */
+function describe(entry: Entry): string {
+  const names = entry.resources.map((resource) => resource.metadata.name).join(' ');
+  return `${INDENT}  ${names.padEnd(24)} ${entry.story.padEnd(50)} => ${entry.expect}: ${entry.why}`;
+}
+
+/**
+ * Runs the CLI; its logs go to `logPath`; shows its whole report or only its summary line;
+ * anything but exit 0 ends the demo.
+ */
+async function pass(args: readonly string[], logPath: string, show: 'report' | 'summary'): Promise<CliResult & { ms: number }> {
+  const step = Date.now();
+  const result = await runCli(args);
+  const ms = Date.now() - step;
+  await writeFile(logPath, result.stderr);
+  if (result.signal !== null) throw new Error(`tekton-resource-gc was stopped by ${result.signal}`);
+  if (result.code !== 0) {
+    throw new Error(`tekton-resource-gc ${args.join(' ')} exited ${result.code}:\n${result.stdout}${result.stderr}`);
+  }
+  say(indent(show === 'report' ? result.stdout : (result.stdout.trimEnd().split('\n').at(-1) ?? '')));
+  say(`${INDENT}(exit status 0, ${seconds(ms)})`);
+  return { ...result, ms };
+}
+
+async function remaining(seed: Seeder): Promise<string[]> {
+  const names: string[] = [];
+  for (const namespace of NAMESPACES) names.push(...(await seed.remainingTargets(namespace)).map((name) => `${namespace}/${name}`));
+  return names.sort();
+}
+
+try {
+  await main();
+} catch (error) {
+  process.stderr.write(`demo failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+}
