@@ -186,7 +186,7 @@ async function overridePath(name: BinaryName, env: NodeJS.ProcessEnv): Promise<s
   const explicit = env[variable];
   if (explicit !== undefined && explicit !== '') {
     if (!(await isExecutableFile(explicit))) {
-      throw new BinaryError(`${variable}=${explicit} is not an executable file; point it at a ${name} binary (e.g. ${variable}=${cachedBinaryPath(name, env)}) or unset it to build one`);
+      throw new BinaryError(`${variable}=${explicit} is not an executable file; set it to the path of the ${name} binary to use (e.g. ${variable}=${cachedBinaryPath(name, env)}) or unset it to build one`);
     }
     return explicit;
   }
