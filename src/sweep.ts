@@ -77,8 +77,10 @@ export async function runPass(config: Config, deps: SweepDeps): Promise<PassOutc
   }
 
   let final: Decision[];
+  let fresh: ClusterView;
   try {
-    final = await recheck(deps, apis, { view, policy, decisions });
+    fresh = await refreshView(deps, apis, view, { scope, namespaces: candidateNamespaces(decisions) });
+    final = redecide(deps, policy, fresh, decisions);
   } catch (error) {
     const message = `re-check before deleting failed, nothing was deleted: ${errorMessage(error)}`;
     deps.log.error({ err: errorMessage(error) }, 're-check failed; nothing deleted');
@@ -86,10 +88,13 @@ export async function runPass(config: Config, deps: SweepDeps): Promise<PassOutc
     return { kind: 'done', report: finish({ runs: view.runs.length, decisions, results, errors: [message] }), exitCode: EXIT_COULD_NOT_RUN };
   }
 
-  const deletion = await deleteCandidates(deps, apis, config, final);
-  const errors = deps.signal.aborted ? ['the pass was interrupted (SIGTERM) before every delete was made'] : [];
+  const deletion = await deleteCandidates(deps, apis, config, { policy, scope, view: fresh, decisions: final });
+  const errors = [
+    ...(deps.signal.aborted ? ['the pass was interrupted (SIGTERM) before every delete was made'] : []),
+    ...deletion.errors,
+  ];
   const failed = [...deletion.results.values()].some((result) => result === 'failed');
-  const exitCode = failed || deps.signal.aborted ? EXIT_PARTIAL : EXIT_OK;
+  const exitCode = failed || errors.length > 0 ? EXIT_PARTIAL : EXIT_OK;
   return {
     kind: 'done',
     report: finish({ runs: view.runs.length, decisions: deletion.decisions, results: deletion.results, errors }),
@@ -103,6 +108,7 @@ async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope): Pro
   const runs = await deps.cluster.listRuns(apis, scope);
   const namespaces = await deps.cluster.readNamespaces(scope);
   deps.log.debug({ targets: targets.length, runs: runs.length, namespaces: namespaces.size }, 'cluster read');
+  logReadProblems(deps.log, runs);
   return { targets: inScope(targets, scope), runs, namespaces };
 }
 
@@ -113,30 +119,31 @@ function inScope(targets: readonly TargetRecord[], scope: Scope): TargetRecord[]
 }
 
 /**
- * Runs created or changed since the listing may now reference a candidate: read them,
- * decide again, and keep every candidate that is no longer collectable. Only a target
- * that both decisions would delete is deleted.
+ * Reads again what the decision stands on and may have changed since the listing: the runs
+ * in the candidates' namespaces (new, changed or gone) and the namespaces' labels. Targets
+ * are not read again: the delete's uid and resourceVersion preconditions refuse a target
+ * that changed (409).
  */
-async function recheck(
-  deps: SweepDeps,
-  apis: ServedApis,
-  pass: { view: ClusterView; policy: Policy; decisions: readonly Decision[] },
-): Promise<Decision[]> {
-  const candidateNamespaces = [...new Set(pass.decisions.filter((d) => d.action === 'delete').map((d) => d.target.namespace))];
-  const { changed, goneUids } = await deps.cluster.runsChangedSince(apis, pass.view.runs, candidateNamespaces);
-  if (changed.length === 0 && goneUids.size === 0) {
-    return [...pass.decisions];
+async function refreshView(deps: SweepDeps, apis: ServedApis, view: ClusterView, pass: { scope: Scope; namespaces: readonly string[] }): Promise<ClusterView> {
+  const { changed, goneUids } = await deps.cluster.runsChangedSince(apis, view.runs, pass.namespaces);
+  const namespaces = await deps.cluster.readNamespaces(pass.scope);
+  if (changed.length > 0 || goneUids.size > 0) {
+    deps.log.info({ changed: changed.length, gone: goneUids.size }, 'runs changed since the listing; deciding again');
   }
-  deps.log.info({ changed: changed.length, gone: goneUids.size }, 'runs changed since the listing; deciding again');
+  logReadProblems(deps.log, changed);
   const changedUids = new Set(changed.map((run) => run.uid));
-  const runs: RunRecord[] = [
-    ...pass.view.runs.filter((run) => !goneUids.has(run.uid) && !changedUids.has(run.uid)),
-    ...changed,
-  ];
-  const again = new Map(
-    decide({ ...pass.view, runs }, pass.policy, deps.now()).map((decision) => [decision.target.uid, decision]),
-  );
-  return pass.decisions.map((decision) => {
+  const runs: RunRecord[] = [...view.runs.filter((run) => !goneUids.has(run.uid) && !changedUids.has(run.uid)), ...changed];
+  return { targets: view.targets, runs, namespaces };
+}
+
+/**
+ * Decides again on a fresh view and keeps every candidate that is no longer collectable.
+ * Only ever turns a delete into a keep: a target is deleted only when every decision made
+ * in the pass would delete it.
+ */
+function redecide(deps: SweepDeps, policy: Policy, view: ClusterView, decisions: readonly Decision[]): Decision[] {
+  const again = new Map(decide(view, policy, deps.now()).map((decision) => [decision.target.uid, decision]));
+  return decisions.map((decision) => {
     const latest = again.get(decision.target.uid);
     if (decision.action !== 'delete' || latest === undefined || latest.action === 'delete') {
       return decision;
@@ -145,31 +152,57 @@ async function recheck(
   });
 }
 
+function candidateNamespaces(decisions: readonly Decision[]): string[] {
+  return [...new Set(decisions.filter((d) => d.action === 'delete').map((d) => d.target.namespace))];
+}
+
+/**
+ * A delete phase lasts as long as the candidates take at --qps (1000 at 20 per second: 50 s).
+ * A run created in that time that names a later candidate must save it, so before a delete
+ * the runs and namespaces are read again when the last read is older than this. What remains
+ * is the time between the last read and the delete itself (this interval at most, plus one
+ * delete's latency): a run created in it that names the candidate fails to resolve it, as it
+ * would after any deletion by hand. Kubernetes offers no precondition on other objects.
+ */
+export const RECHECK_INTERVAL_MS = 5_000;
+
+interface DeletePhase {
+  policy: Policy;
+  scope: Scope;
+  /** The view the decisions were last made on. */
+  view: ClusterView;
+  decisions: readonly Decision[];
+}
+
 /**
  * Deletes at most `qps` per second with at most `concurrency` in flight. Each start is
  * given a slot 1/qps after the previous one, so the rate holds however long a delete takes.
+ * Before each delete the view is refreshed when it is older than RECHECK_INTERVAL_MS, and a
+ * candidate that is no longer collectable is kept; if the refresh fails, no delete starts
+ * after it.
  */
 async function deleteCandidates(
   deps: SweepDeps,
   apis: ServedApis,
   config: Pick<Config, 'qps' | 'concurrency'>,
-  decisions: readonly Decision[],
-): Promise<{ decisions: Decision[]; results: Map<string, Result> }> {
-  const queue = decisions.filter((decision) => decision.action === 'delete');
+  phase: DeletePhase,
+): Promise<{ decisions: Decision[]; results: Map<string, Result>; errors: string[] }> {
+  const queue = phase.decisions.filter((decision) => decision.action === 'delete');
   const results = new Map<string, Result>();
   const failures = new Map<string, string>();
+  const fresh = new Freshness(deps, apis, phase);
   const interval = 1000 / config.qps;
   let nextSlot = deps.now().getTime();
   let next = 0;
 
   const worker = async (): Promise<void> => {
-    while (next < queue.length && !deps.signal.aborted) {
+    while (next < queue.length && !deps.signal.aborted && fresh.error === undefined) {
       const decision = queue[next++] as Decision;
       const slot = Math.max(nextSlot, deps.now().getTime());
       nextSlot = slot + interval;
       await deps.sleep(slot - deps.now().getTime(), deps.signal);
-      if (deps.signal.aborted) {
-        return;
+      if (deps.signal.aborted || !(await fresh.stillCollectable(decision))) {
+        continue;
       }
       const outcome = await deleteOne(deps, apis, decision.target);
       results.set(decision.target.uid, outcome.result);
@@ -181,11 +214,62 @@ async function deleteCandidates(
   };
   await Promise.all(Array.from({ length: Math.min(config.concurrency, queue.length) }, worker));
 
-  const withFailures = decisions.map((decision) => {
+  const decisions = fresh.decisions.map((decision) => {
     const failure = failures.get(decision.target.uid);
     return failure === undefined ? decision : { ...decision, message: `${decision.message}; delete failed: ${failure}` };
   });
-  return { decisions: withFailures, results };
+  return { decisions, results, errors: fresh.error === undefined ? [] : [fresh.error] };
+}
+
+/** The decisions of a delete phase, kept no older than RECHECK_INTERVAL_MS; one refresh at a time. */
+class Freshness {
+  decisions: Decision[];
+  /** Set when a refresh failed: no delete starts after it. */
+  error: string | undefined;
+  private byUid: Map<string, Decision>;
+  private view: ClusterView;
+  private checkedAt: number;
+  private refreshing: Promise<void> | undefined;
+
+  constructor(
+    private readonly deps: SweepDeps,
+    private readonly apis: ServedApis,
+    private readonly phase: DeletePhase,
+  ) {
+    this.decisions = [...phase.decisions];
+    this.byUid = byUid(this.decisions);
+    this.view = phase.view;
+    this.checkedAt = deps.now().getTime();
+  }
+
+  /** False when the candidate is no longer to be deleted, or nothing may be deleted any more. */
+  async stillCollectable(decision: Decision): Promise<boolean> {
+    if (this.deps.now().getTime() - this.checkedAt > RECHECK_INTERVAL_MS) {
+      this.refreshing ??= this.refresh().finally(() => {
+        this.refreshing = undefined;
+      });
+      await this.refreshing;
+    }
+    if (this.error !== undefined) return false;
+    return this.byUid.get(decision.target.uid)?.action === 'delete';
+  }
+
+  private async refresh(): Promise<void> {
+    const pending = this.decisions.filter((decision) => decision.action === 'delete');
+    try {
+      this.view = await refreshView(this.deps, this.apis, this.view, { scope: this.phase.scope, namespaces: candidateNamespaces(pending) });
+      this.decisions = redecide(this.deps, this.phase.policy, this.view, this.decisions);
+      this.byUid = byUid(this.decisions);
+      this.checkedAt = this.deps.now().getTime();
+    } catch (error) {
+      this.error = `re-check during the delete phase failed, no delete started after it: ${errorMessage(error)}`;
+      this.deps.log.error({ err: errorMessage(error) }, 're-check during the delete phase failed; no more deletes');
+    }
+  }
+}
+
+function byUid(decisions: readonly Decision[]): Map<string, Decision> {
+  return new Map(decisions.map((decision) => [decision.target.uid, decision]));
 }
 
 async function deleteOne(
@@ -213,6 +297,29 @@ function logDeletion(log: Logger, decision: Decision, outcome: { result: Result;
     log.error({ ...fields, err: outcome.error }, 'delete failed');
   } else {
     log.info(fields, outcome.result === 'deleted' ? 'deleted' : `not deleted: ${outcome.result}`);
+  }
+}
+
+/** Longest found value shown in a log line: a fuzzed field can hold a megabyte. */
+const MAX_PROBLEM_CHARS = 300;
+
+/**
+ * Each run with fields it could not read, one warning naming the run, the fields and what
+ * follows: unknown references keep its whole namespace, an unreadable status or owner counts
+ * it as running.
+ */
+function logReadProblems(log: Logger, runs: readonly RunRecord[]): void {
+  for (const run of runs) {
+    if (run.problems.length === 0) continue;
+    const fields = run.problems.map((p) => `${p.field}: ${p.problem}`.slice(0, MAX_PROBLEM_CHARS));
+    const follows =
+      run.references === null
+        ? `what it names is unknown, so every target in namespace ${run.namespace || '(unknown: all of them)'} is kept`
+        : 'it counts as running, so every target it names is kept';
+    log.warn(
+      { kind: run.kind, namespace: run.namespace, name: run.name, fields: run.problems.map((p) => p.field) },
+      `could not read ${run.kind} ${run.namespace}/${run.name || '(unnamed)'}: ${fields.join('; ')}; ${follows}`,
+    );
   }
 }
 

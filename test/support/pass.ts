@@ -20,6 +20,8 @@ export interface LogLine {
 export interface PassHooks {
   /** After the runs are listed, before the namespaces are read and anything is decided. */
   afterRunsListed?: () => Promise<void>;
+  /** After the first read of the namespaces: the whole listing is done, nothing re-checked yet. */
+  afterListing?: () => Promise<void>;
   /** Before each delete is sent, with how many were sent before it. */
   beforeDelete?: (target: TargetRecord, sent: number) => Promise<void>;
   /** Aborted like SIGTERM aborts the CLI's pass. */
@@ -68,6 +70,7 @@ export async function passInProcess(kubeConfig: KubeConfig, args: readonly strin
   const http = await KubeHttp.create(kubeConfig, httpOptions(config));
   const real = new KubeCluster(http, config.pageSize);
   let sent = 0;
+  let namespaceReads = 0;
   const cluster: SweepDeps['cluster'] = {
     discover: () => real.discover(),
     listTargets: (apis, scope) => real.listTargets(apis, scope),
@@ -76,7 +79,11 @@ export async function passInProcess(kubeConfig: KubeConfig, args: readonly strin
       await hooks.afterRunsListed?.();
       return runs;
     },
-    readNamespaces: (scope) => real.readNamespaces(scope),
+    readNamespaces: async (scope) => {
+      const namespaces = await real.readNamespaces(scope);
+      if (namespaceReads++ === 0) await hooks.afterListing?.();
+      return namespaces;
+    },
     runsChangedSince: (apis, listed, namespaces) => real.runsChangedSince(apis, listed, namespaces),
     deleteTarget: async (apis, target) => {
       await hooks.beforeDelete?.(target, sent++);
