@@ -1,4 +1,5 @@
 import { REASONS, type Reason } from '../core/types.js';
+import { countReasons } from './build.js';
 import { RESULTS, type Report, type ReportItem, type ReportReference, type Result } from './model.js';
 
 /** What each result means, as the summary line says it: `3 would be deleted`. */
@@ -18,7 +19,7 @@ const RESULT_PHRASES: { readonly [R in Result]: string } = {
  */
 export const REFERENCES_SHOWN = 3;
 
-const COLUMNS = ['NAMESPACE', 'NAME', 'ACTION', 'RESULT', 'REASON', 'REFERENCING RUNS'] as const;
+const COLUMNS = ['NAMESPACE', 'NAME', 'ACTION', 'RESULT', 'REASON', 'REFERENCING RUNS', 'WHY'] as const;
 
 /** A table a person reads, widths fitting the content, then one summary line. */
 export function renderText(report: Report): string {
@@ -28,12 +29,20 @@ export function renderText(report: Report): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** e.g. `dry run: 3 targets, 7 runs: 1 would be deleted, 2 kept (retained 1, runs-finished 1)` */
+/**
+ * e.g. `dry run: 3 targets, 7 runs: 1 would be deleted (runs-finished 1), 2 kept (retained 1,
+ * too-young 1)`: each result with the reasons of the targets that got it, so the reasons
+ * in brackets always add up to the count before them.
+ */
 export function summaryLine(report: Report): string {
   const { summary } = report;
   const counted = `${modeName(report)}: ${plural(summary.targets, 'target')}, ${plural(summary.runs, 'run')}`;
   if (summary.targets === 0) return `${counted}: nothing to do`;
-  return `${counted}: ${describeResults(summary.results)} (${describeReasons(summary.reasons)})`;
+  const byResult = RESULTS.flatMap((result) => {
+    const items = report.items.filter((item) => item.result === result);
+    return items.length === 0 ? [] : [`${items.length} ${RESULT_PHRASES[result]} (${describeReasons(countReasons(items))})`];
+  });
+  return `${counted}: ${byResult.join(', ')}`;
 }
 
 export function modeName(report: Pick<Report, 'dryRun'>): string {
@@ -70,7 +79,7 @@ export function plural(count: number, noun: string): string {
 }
 
 function row(item: ReportItem): string[] {
-  return [item.namespace, item.name, item.action, item.result, item.reason, describeReferences(item.references)];
+  return [item.namespace, item.name, item.action, item.result, item.reason, describeReferences(item.references), oneLine(item.message)];
 }
 
 /** Columns two spaces apart, the last one unpadded so no line ends in spaces. */

@@ -348,7 +348,8 @@ describe('renderText', () => {
     const lines = renderText(DRY_RUN).trimEnd().split('\n');
     assert.equal(
       lines.at(-1),
-      'dry run: 9 targets, 11 runs: 3 would be deleted, 6 kept (retained 1, retention-invalid 1, referenced-by-active-run 2, too-young 1, retain-for 1, runs-finished 2, unreferenced 1)',
+      // Each result carries the reasons of its own targets: 2 + 1 = 3 and 1 + 1 + 2 + 1 + 1 = 6.
+      'dry run: 9 targets, 11 runs: 3 would be deleted (runs-finished 2, unreferenced 1), 6 kept (retained 1, retention-invalid 1, referenced-by-active-run 2, too-young 1, retain-for 1)',
     );
     assert.equal(lines.filter((line) => line.startsWith('dry run:')).length, 1);
   });
