@@ -113,7 +113,7 @@ async function demo(controlPlane: ControlPlane, kubectl: string): Promise<void> 
   const youngKept = new RegExp(`^\\S+\\s+${youngName}\\s+keep\\s+kept\\s+too-young\\s`, 'm').test(dry.stdout);
   say(`${INDENT}Still ${afterDry.length} of ${total} PipelineResources: the dry run deleted nothing.`);
   say(`${INDENT}ACTION is the decision, RESULT what became of it, REASON the rule that decided (the first that`);
-  say(`${INDENT}matches wins). The last line counts results, then reasons: those of deletes and keeps alike.`);
+  say(`${INDENT}matches wins), WHY the details. The last line counts each result with the reasons behind it.`);
   say();
 
   say('5. Live pass: the same rules, and the deletes');

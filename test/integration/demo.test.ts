@@ -52,14 +52,14 @@ test('npm run demo: the dry run deletes nothing, the live pass deletes the garba
     assert.equal(dry.length, DELETED.length + KEPT.length, stdout);
     assert.deepEqual(dry.filter((row) => row.result === 'would-delete').map(described), DELETED);
     assert.deepEqual(dry.filter((row) => row.result === 'kept').map(described), KEPT);
-    assert.match(section(stdout, '4. Dry run', '5. Live pass'), /dry run: 13 targets, 6 runs: 8 would be deleted, 5 kept/);
+    assert.match(section(stdout, '4. Dry run', '5. Live pass'), /dry run: 13 targets, 6 runs: 8 would be deleted \(runs-finished 6, unreferenced 2\), 5 kept \(/);
     assert.match(stdout, /Still 13 of 13 PipelineResources: the dry run deleted nothing\./);
 
     const live = rows(section(stdout, '5. Live pass', '6. What is left'));
     assert.deepEqual(live.filter((row) => row.result === 'deleted').map(described), DELETED);
     assert.deepEqual(live.filter((row) => row.result === 'kept').map(described), KEPT_LIVE);
     assert.equal(live.length, DELETED.length + KEPT.length, stdout);
-    assert.match(stdout, /live: 13 targets, 7 runs: 8 deleted, 5 kept/);
+    assert.match(stdout, /live: 13 targets, 7 runs: 8 deleted \(runs-finished 6, unreferenced 2\), 5 kept \(/);
 
     // kubectl's listing of what is left: exactly the kept ones.
     const left = section(stdout, '6. What is left', '7. Did it do what we said?')
