@@ -279,7 +279,7 @@ async function allowed(release: Release, namespace: string, name?: string): Prom
 
 const TEKTON_ALLOWED = ['delete pipelineresources', 'get pipelineresources', 'get pipelineruns', 'get taskruns', 'list pipelineresources', 'list pipelineruns', 'list taskruns', 'watch pipelineruns', 'watch taskruns'];
 
-/** The status of a request made with `kubeconfigFile`'s identity; 200 when it succeeded. */
+/** The HTTP status of a client call: 200 when it succeeded, else the API server's refusal. */
 async function statusOf(request: Promise<unknown>): Promise<number> {
   try {
     await request;
