@@ -12,7 +12,8 @@ import { describe, it } from 'node:test';
 import { loadYaml } from '@kubernetes/client-node';
 import { DEFAULTS, LOG_LEVELS, MAX_PAGE_SIZE, MAX_RETRIES, parseConfig, type Config } from '../../src/config.js';
 import { parseDurationMs, parseRetentionDuration } from '../../src/core/retention.js';
-import { OUTPUT_FORMATS } from '../../src/report/model.js';
+import { OUTPUT_FORMATS, type Report, type ReportItem } from '../../src/report/model.js';
+import { summaryLine } from '../../src/report/text.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (file: string): string => readFileSync(path.join(ROOT, file), 'utf8');
@@ -258,6 +259,24 @@ describe('the README section', () => {
       return shown !== expected;
     });
     assert.deepEqual(wrong.map(([key]) => key), []);
+  });
+
+  it("shows the summary line the collector prints for the counts it names", () => {
+    const example = /^dry run: 212 targets, .+$/m.exec(README)?.[0];
+    assert.ok(example !== undefined, 'the README shows a summary line');
+    const items = (counts: [ReportItem['result'], ReportItem['reason'], number][]): ReportItem[] =>
+      counts.flatMap(([result, reason, count]) => Array.from({ length: count }, () => ({ result, reason }) as ReportItem));
+    const report = {
+      dryRun: true,
+      summary: { targets: 212, runs: 1840 },
+      items: items([
+        ['would-delete', 'runs-finished', 171],
+        ['would-delete', 'unreferenced', 9],
+        ['kept', 'referenced-by-active-run', 20],
+        ['kept', 'too-young', 12],
+      ]),
+    } as unknown as Report;
+    assert.equal(example, summaryLine(report));
   });
 
   it('installs as a dry run first, reads a report, goes live, then upgrades and uninstalls, each with its command', () => {
