@@ -17,6 +17,8 @@ export interface CliOptions {
   env?: Record<string, string>;
   /** Called once the process has started, e.g. to send it a signal. */
   onStart?: (pid: number) => void;
+  /** Called with each complete line on stderr as it arrives (the JSON log lines). */
+  onStderr?: (line: string) => void;
 }
 
 /** Runs the CLI exactly as a user would, with a clean environment but for `env`. */
@@ -30,7 +32,14 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    let partial = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      partial += chunk;
+      const lines = partial.split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) options.onStderr?.(line);
+    });
     child.on('error', reject);
     child.on('spawn', () => options.onStart?.(child.pid ?? 0));
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
