@@ -125,7 +125,7 @@ function inScope(targets: readonly TargetRecord[], scope: Scope): TargetRecord[]
  * that changed (409).
  */
 async function refreshView(deps: SweepDeps, apis: ServedApis, view: ClusterView, pass: { scope: Scope; namespaces: readonly string[] }): Promise<ClusterView> {
-  const { changed, goneUids } = await deps.cluster.runsChangedSince(apis, view.runs, pass.namespaces);
+  const { changed, goneUids } = await deps.cluster.runsChangedSince(apis, view.runs, pass.namespaces, pass.scope);
   const namespaces = await deps.cluster.readNamespaces(pass.scope);
   if (changed.length > 0 || goneUids.size > 0) {
     deps.log.info({ changed: changed.length, gone: goneUids.size }, 'runs changed since the listing; deciding again');

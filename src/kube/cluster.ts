@@ -97,7 +97,9 @@ export class KubeCluster {
       const list = await listAll(this.http, NAMESPACES, { namespace: '', pageSize: this.pageSize }, toNamespaceRecord);
       records.push(...list.records);
     } else {
-      for (const name of scope.namespaces) {
+      // Excluded namespaces are never looked at, so their labels are not needed (nor readable
+      // under the chart's least-privilege RBAC).
+      for (const name of scope.namespaces.filter((namespace) => !scope.excludeNamespaces.includes(namespace))) {
         const namespace = await getObject(this.http, NAMESPACES, '', name);
         if (namespace !== null) {
           records.push(toNamespaceRecord(namespace));
@@ -110,12 +112,14 @@ export class KubeCluster {
   /**
    * The runs in `namespaces` that are new or changed compared with `listed`, read in full,
    * and the uids of listed runs that are gone. Reads metadata only for the comparison, so
-   * a re-check costs a fraction of the first listing.
+   * a re-check costs a fraction of the first listing. `scope` keeps the reads inside what
+   * the pass may read: named namespaces are always read one by one.
    */
   async runsChangedSince(
     apis: ServedApis,
     listed: readonly RunRecord[],
     namespaces: readonly string[],
+    scope: Scope,
   ): Promise<{ changed: RunRecord[]; goneUids: Set<string> }> {
     const listedVersions = new Map(listed.map((run) => [run.uid, run.resourceVersion]));
     const wanted = new Set(namespaces);
@@ -126,7 +130,7 @@ export class KubeCluster {
       if (served === undefined) {
         continue;
       }
-      const metadata = await this.metadataOf(served.resource, namespaces);
+      const metadata = await this.metadataOf(served.resource, namespaces, scope);
       for (const item of metadata.filter((entry) => wanted.has(entry.namespace))) {
         seen.add(item.uid);
         if (listedVersions.get(item.uid) === item.resourceVersion) {
@@ -151,14 +155,16 @@ export class KubeCluster {
     });
   }
 
-  private async metadataOf(resource: ApiResource, namespaces: readonly string[]): Promise<ObjectIdentity[]> {
-    const perNamespace = namespaces.length <= PER_NAMESPACE_RECHECK_LIMIT ? namespaces : [''];
+  private async metadataOf(resource: ApiResource, namespaces: readonly string[], scope: Scope): Promise<ObjectIdentity[]> {
+    // A scope of named namespaces may be all this identity can read (the chart's Roles).
+    const perNamespace = scope.namespaces.length > 0 || namespaces.length <= PER_NAMESPACE_RECHECK_LIMIT;
+    const fieldSelector = perNamespace ? '' : excludedNamespacesSelector(scope);
     const identities: ObjectIdentity[] = [];
-    for (const namespace of perNamespace) {
+    for (const namespace of perNamespace ? namespaces : ['']) {
       const list = await listAll(
         this.http,
         resource,
-        { namespace, pageSize: this.pageSize, accept: METADATA_ONLY },
+        { namespace, fieldSelector, pageSize: this.pageSize, accept: METADATA_ONLY },
         identityOf,
       );
       identities.push(...list.records);
@@ -175,9 +181,12 @@ export class KubeCluster {
       }
       return results;
     }
-    const fieldSelector = scope.excludeNamespaces.map((name) => `metadata.namespace!=${name}`).join(',');
-    return [await list('', fieldSelector)];
+    return [await list('', excludedNamespacesSelector(scope))];
   }
+}
+
+function excludedNamespacesSelector(scope: Scope): string {
+  return scope.excludeNamespaces.map((name) => `metadata.namespace!=${name}`).join(',');
 }
 
 interface ObjectIdentity {

@@ -375,9 +375,9 @@ describe('helm lint and helm template', () => {
       assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'gc-tekton-resource-gc' });
       assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: serviceAccountOf(release), namespace: 'trgc-system' }]);
     }
-    // The collector GETs every namespace it is given, excluded ones too (KubeCluster.readNamespaces).
+    // The collector GETs only the namespaces it collects in (KubeCluster.readNamespaces skips excluded ones).
     const namespaces = find<V1ClusterRole>(release, 'ClusterRole');
-    assert.deepEqual(rulesOf(namespaces.rules), [' namespaces [team-a,team-b,team-c] get']);
+    assert.deepEqual(rulesOf(namespaces.rules), [' namespaces [team-a,team-b] get']);
     assert.deepEqual(configOf(containerOf(release)).namespaces, ['team-a', 'team-b', 'team-c']);
     assert.deepEqual(configOf(containerOf(release)).excludeNamespaces, ['team-c']);
   });

@@ -40,7 +40,7 @@ async function passWithRace(controlPlane: ControlPlane, args: string[], afterRun
       return runs;
     },
     readNamespaces: (scope) => real.readNamespaces(scope),
-    runsChangedSince: (apis, listed, namespaces) => real.runsChangedSince(apis, listed, namespaces),
+    runsChangedSince: (...args) => real.runsChangedSince(...args),
     deleteTarget: (apis, target) => real.deleteTarget(apis, target),
   };
   try {
@@ -170,6 +170,58 @@ describe('safe deletes on Tekton v0.45 CRDs', () => {
     assert.equal(report.items.length, 0);
     assert.match(report.errors?.[0] ?? '', /may not list pipelineruns\.tekton\.dev in namespace "rbac"/);
     assert.deepEqual(await seed.remainingTargets('rbac'), ['src-orphan']);
+  });
+  test('a live pass over 11 named namespaces re-checks each by name, within namespaced RBAC', async () => {
+    // More candidate namespaces than the re-check reads one by one when all are in scope:
+    // with named namespaces it must still never list across the cluster, which this
+    // identity may not do.
+    const namespaces = Array.from({ length: 11 }, (_, index) => `team-${String(index).padStart(2, '0')}`);
+    for (const namespace of namespaces) {
+      await seed.namespace(namespace);
+      await seed.create(gitResource({ name: 'src-orphan', namespace }, namespace));
+    }
+    const rules = {
+      rules: [
+        { apiGroups: ['tekton.dev'], resources: ['pipelineresources'], verbs: ['get', 'list', 'delete'] },
+        { apiGroups: ['tekton.dev'], resources: ['pipelineruns', 'taskruns'], verbs: ['get', 'list', 'watch'] },
+      ],
+    };
+    const subjects = [{ kind: 'ServiceAccount', name: 'gc', namespace: 'team-00' }];
+    await controlPlane.apply([
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'gc', namespace: 'team-00' } },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'gc-team-namespaces' },
+        rules: [{ apiGroups: [''], resources: ['namespaces'], resourceNames: namespaces, verbs: ['get'] }],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'gc-team-namespaces' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'gc-team-namespaces' },
+        subjects,
+      },
+      ...namespaces.flatMap((namespace) => [
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'gc', namespace }, ...rules },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: 'gc', namespace },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'gc' },
+          subjects,
+        },
+      ]),
+    ] as never);
+    const token = await controlPlane.createServiceAccountToken('team-00', 'gc');
+    const kubeconfig = path.join(controlPlane.dir, 'gc-teams.kubeconfig');
+    await writeFile(kubeconfig, controlPlane.kubeConfig(token).exportConfig());
+    const result = await runCli([...namespaces.flatMap((namespace) => ['--namespace', namespace]), '--min-age', '0s', '--output', 'json', '--kubeconfig', kubeconfig]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(reportOf(result).summary.results, { deleted: 11 });
+    for (const namespace of namespaces) {
+      assert.deepEqual(await seed.remainingTargets(namespace), []);
+    }
   });
 });
 

@@ -84,7 +84,7 @@ export async function passInProcess(kubeConfig: KubeConfig, args: readonly strin
       if (namespaceReads++ === 0) await hooks.afterListing?.();
       return namespaces;
     },
-    runsChangedSince: (apis, listed, namespaces) => real.runsChangedSince(apis, listed, namespaces),
+    runsChangedSince: (...args) => real.runsChangedSince(...args),
     deleteTarget: async (apis, target) => {
       await hooks.beforeDelete?.(target, sent++);
       return real.deleteTarget(apis, target);
