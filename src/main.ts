@@ -38,7 +38,12 @@ async function runOnce(config: Config, env: NodeJS.ProcessEnv): Promise<number> 
     // and --help or a bad flag should answer without it.
     const { loadKubeConfig } = await import('./kube/connect.js');
     const kubeConfig = loadKubeConfig(config, env);
-    http = await KubeHttp.create(kubeConfig, httpOptions(config));
+    http = await KubeHttp.create(kubeConfig, httpOptions(config)).catch((error: unknown) => {
+      // Only the kubeconfig's credentials are read here: a plugin that cannot run, a missing
+      // certificate file. Said in one line, as a configuration problem.
+      const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+      throw new ConfigError(`the credentials of kubeconfig context "${kubeConfig.getCurrentContext()}" cannot be used: ${reason}`);
+    });
   } catch (error) {
     return usageError(error);
   }

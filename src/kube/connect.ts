@@ -19,8 +19,9 @@ export interface ConnectionSettings {
 export function loadKubeConfig(settings: ConnectionSettings, env: Readonly<Record<string, string | undefined>>): KubeConfig {
   const kubeConfig = new KubeConfig();
   const source = settings.kubeconfig ?? firstKubeconfigFile(env);
+  const origin = settings.kubeconfig !== undefined ? '--kubeconfig' : 'KUBECONFIG';
   if (source !== undefined) {
-    loadFile(kubeConfig, source, settings.kubeconfig === undefined ? 'KUBECONFIG' : '--kubeconfig');
+    loadFile(kubeConfig, source, origin);
     if (settings.kubeconfig === undefined) {
       mergeOtherKubeconfigs(kubeConfig, env);
     }
@@ -31,24 +32,29 @@ export function loadKubeConfig(settings: ConnectionSettings, env: Readonly<Recor
       'no Kubernetes credentials: pass --kubeconfig FILE, set KUBECONFIG, create ~/.kube/config, or run in a pod with a service account',
     );
   }
+  const contexts = kubeConfig.getContexts().map((context) => context.name);
+  const valid = `valid: ${contexts.join(', ') || '(none)'}`;
   if (settings.context !== undefined) {
-    const known = kubeConfig.getContexts().map((context) => context.name);
-    if (!known.includes(settings.context)) {
-      throw new ConfigError(
-        `--context "${settings.context}": no such context in the kubeconfig; valid: ${known.join(', ') || '(none)'}`,
-      );
+    if (!contexts.includes(settings.context)) {
+      throw new ConfigError(`--context "${settings.context}": no such context in the kubeconfig; ${valid}`);
     }
     kubeConfig.setCurrentContext(settings.context);
   }
+  // client-node reads a missing current-context as the text "undefined".
+  const current = kubeConfig.getContextObject(kubeConfig.getCurrentContext());
+  const where = settings.context !== undefined ? `--context "${settings.context}"` : `${source === undefined ? 'the in-cluster config' : `${origin} "${source}"`}`;
+  if (current === null) {
+    throw new ConfigError(`${where}: the kubeconfig has no current context; choose one with --context, such as --context ${contexts[0] ?? 'kind-ci'} (${valid})`);
+  }
   const cluster = kubeConfig.getCurrentCluster();
   if (cluster === null || cluster.server === '') {
-    throw new ConfigError(`the kubeconfig's current context "${kubeConfig.getCurrentContext()}" names no cluster with a server URL`);
+    throw new ConfigError(`${where}: context "${current.name}" names no cluster with a server URL; fix the kubeconfig or choose another context with --context (${valid})`);
   }
   // client-node refuses plain http unless TLS checks are off (the token would travel in clear),
   // and would say so only at the first request, as an unexpected failure: say it here, in one line.
   if (cluster.server.startsWith('http:') && cluster.skipTLSVerify !== true) {
     throw new ConfigError(
-      `the kubeconfig's cluster "${cluster.name}" has a plain http server ${cluster.server}: use https, or set insecure-skip-tls-verify: true on that cluster to send credentials unencrypted`,
+      `${where}: cluster "${cluster.name}" has a plain http server ${cluster.server}: use https, or set insecure-skip-tls-verify: true on that cluster to send credentials unencrypted`,
     );
   }
   return kubeConfig;
@@ -81,9 +87,9 @@ function loadFile(kubeConfig: KubeConfig, file: string, origin: string): void {
     kubeConfig.loadFromFile(file);
   } catch (error) {
     const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
-    throw new ConfigError(`${origin} "${file}": not a valid kubeconfig (${reason})`);
+    throw new ConfigError(`${origin} "${file}": not a valid kubeconfig (${reason}); give a file such as ~/.kube/config, as kubectl config view --raw writes it`);
   }
   if (kubeConfig.getContexts().length === 0 && kubeConfig.getClusters().length === 0) {
-    throw new ConfigError(`${origin} "${file}": not a valid kubeconfig (it names no clusters or contexts)`);
+    throw new ConfigError(`${origin} "${file}": not a valid kubeconfig (it names no clusters or contexts); give a file such as ~/.kube/config, as kubectl config view --raw writes it`);
   }
 }

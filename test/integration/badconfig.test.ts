@@ -1,0 +1,162 @@
+/**
+ * Bad configuration through the CLI, as a user or a chart gives it: every flag and its
+ * variable with an invalid value, and missing or broken kubeconfigs. Each exits 2 before
+ * touching any cluster, with one line on stderr that names the flag (or variable, or file)
+ * and shows what a valid value looks like; nothing on stdout.
+ */
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { FLAG_NAMES, envVarName } from '../../src/config.js';
+import { runCli, type CliResult } from '../support/cli.js';
+
+interface BadCase {
+  /** What is wrong, for the test name. */
+  what: string;
+  argv: string[];
+  env?: Record<string, string>;
+  /** The flag, variable or file the line must name. */
+  names: string;
+  /** What the line must show: an example or the valid choices. */
+  shows: RegExp;
+}
+
+const FLAG_CASES: BadCase[] = [
+  { what: 'a boolean that is not true or false', argv: ['--dry-run=maybe'], names: '--dry-run', shows: /such as --dry-run, --dry-run=false/ },
+  { what: 'a boolean variable of 1', argv: [], env: { TRGC_DRY_RUN: '1' }, names: 'TRGC_DRY_RUN', shows: /such as --dry-run/ },
+  { what: 'a namespace with upper case', argv: ['--namespace', 'Team_A'], names: '--namespace', shows: /such as team-a/ },
+  { what: 'a namespace list with an empty member', argv: [], env: { TRGC_NAMESPACE: 'ci,,b' }, names: 'TRGC_NAMESPACE', shows: /such as team-a/ },
+  { what: 'an exclusion ending in a dash', argv: ['--exclude-namespace', 'kube-'], names: '--exclude-namespace', shows: /such as team-a/ },
+  { what: 'a selector with unbalanced parentheses', argv: ['--selector', 'env in (prod'], names: '--selector', shows: /such as "app=ci/ },
+  { what: 'a selector variable with a space in a value', argv: [], env: { TRGC_SELECTOR: 'app=my app' }, names: 'TRGC_SELECTOR', shows: /such as "app=ci/ },
+  { what: 'a minimum age in years', argv: ['--min-age', '1y'], names: '--min-age', shows: /such as 30m, 1h/ },
+  { what: 'a minimum age of forever', argv: [], env: { TRGC_MIN_AGE: 'forever' }, names: 'TRGC_MIN_AGE', shows: /such as 30m, 1h/ },
+  { what: 'a retention with a spelled-out unit', argv: ['--retain-for', '7days'], names: '--retain-for', shows: /such as 12h, 7d, P7D or forever/ },
+  { what: 'a negative retention', argv: [], env: { TRGC_RETAIN_FOR: '-1d' }, names: 'TRGC_RETAIN_FOR', shows: /such as 12h, 7d/ },
+  { what: 'a label prefix with a slash', argv: ['--label-prefix', 'gc.example.com/'], names: '--label-prefix', shows: /such as tekton-resource-gc\.io/ },
+  { what: 'a negative deletion cap', argv: ['--max-deletions', '-1'], names: '--max-deletions', shows: /such as 1000/ },
+  { what: 'a deletion cap with an exponent', argv: [], env: { TRGC_MAX_DELETIONS: '1e3' }, names: 'TRGC_MAX_DELETIONS', shows: /such as 1000/ },
+  { what: 'a rate of zero', argv: ['--qps', '0'], names: '--qps', shows: /such as 20 or 2\.5/ },
+  { what: 'a rate in words', argv: [], env: { TRGC_QPS: 'fast' }, names: 'TRGC_QPS', shows: /such as 20/ },
+  { what: 'no deletes in flight', argv: ['--concurrency', '0'], names: '--concurrency', shows: /such as 4/ },
+  { what: 'a page larger than the largest', argv: [], env: { TRGC_PAGE_SIZE: '10001' }, names: 'TRGC_PAGE_SIZE', shows: /such as 500/ },
+  { what: 'more retries than allowed', argv: ['--max-retries', '21'], names: '--max-retries', shows: /from 0 to 20, such as 5/ },
+  { what: 'retries in words', argv: [], env: { TRGC_MAX_RETRIES: 'many' }, names: 'TRGC_MAX_RETRIES', shows: /such as 5/ },
+  { what: 'a request timeout without a unit', argv: ['--request-timeout', '30'], names: '--request-timeout', shows: /such as 30s, 2m or PT45S/ },
+  { what: 'a request timeout of zero', argv: [], env: { TRGC_REQUEST_TIMEOUT: '0s' }, names: 'TRGC_REQUEST_TIMEOUT', shows: /such as 30s/ },
+  { what: 'an output format not written', argv: ['--output', 'yaml'], names: '--output', shows: /one of text, json, markdown, such as json/ },
+  { what: 'an empty report file', argv: ['--report-file='], names: '--report-file', shows: /such as reports\/gc\.md/ },
+  { what: 'a log level not known', argv: [], env: { TRGC_LOG_LEVEL: 'verbose' }, names: 'TRGC_LOG_LEVEL', shows: /such as debug/ },
+  { what: 'an empty kubeconfig path', argv: ['--kubeconfig', ''], names: '--kubeconfig', shows: /such as ~\/\.kube\/config/ },
+  { what: 'a context without a value', argv: ['--context'], names: '--context', shows: /such as --context kind-ci/ },
+  { what: 'a misspelt flag', argv: ['--dryrun'], names: '--dryrun', shows: /did you mean --dry-run\?/ },
+  { what: 'a misspelt variable', argv: [], env: { TRGC_MAXRETRIES: '3' }, names: 'TRGC_MAXRETRIES', shows: /did you mean TRGC_MAX_RETRIES\?/ },
+];
+
+/** Runs the cases two at a time: each is a process start, and CI has two cores. */
+async function runAll(cases: readonly BadCase[], base: Record<string, string>): Promise<Map<BadCase, CliResult>> {
+  const results = new Map<BadCase, CliResult>();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < cases.length) {
+      const row = cases[next++] as BadCase;
+      results.set(row, await runCli(row.argv, { env: { ...base, ...row.env } }));
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  return results;
+}
+
+function assertOneLine(row: BadCase, result: CliResult | undefined): void {
+  assert.ok(result !== undefined);
+  assert.equal(result.code, 2, `exit ${result.code}: ${result.stderr}`);
+  assert.equal(result.stdout, '');
+  const lines = result.stderr.split('\n');
+  assert.equal(lines.length, 2, `one line and its newline: ${JSON.stringify(result.stderr)}`);
+  const [line] = lines as [string];
+  assert.ok(line.startsWith('tekton-resource-gc: '), line);
+  assert.ok(line.includes(row.names), `${line} names ${row.names}`);
+  assert.match(line, row.shows);
+}
+
+describe('bad configuration through the CLI: exit 2 and one line', () => {
+  let dir: string;
+  let home: string;
+  let flagResults: Map<BadCase, CliResult>;
+  let kubeconfigResults: Map<BadCase, CliResult>;
+  const kubeconfigCases: BadCase[] = [];
+
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'trgc-badconfig-'));
+    // An empty home: no ~/.kube/config to fall back on.
+    home = path.join(dir, 'home');
+    await mkdir(home);
+    const file = async (name: string, text: string): Promise<string> => {
+      const at = path.join(dir, name);
+      await writeFile(at, text);
+      return at;
+    };
+    const context = (cluster: string, server = 'https://127.0.0.1:1'): string =>
+      `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${server}"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: ci, context: {cluster: ${cluster}, user: u}}]\n`;
+    const badYaml = await file('bad.yaml', 'clusters: [oops\n');
+    const empty = await file('empty.yaml', 'apiVersion: v1\nkind: Config\n');
+    const noCurrent = await file('no-current.yaml', context('c'));
+    const missingCluster = await file('missing-cluster.yaml', `${context('elsewhere')}current-context: ci\n`);
+    const plainHttp = await file('plain-http.yaml', `${context('c', 'http://127.0.0.1:8001')}current-context: ci\n`);
+    const good = await file('good.yaml', `${context('c')}current-context: ci\n`);
+    const execPlugin = await file(
+      'exec.yaml',
+      'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: /nonexistent/credential-plugin}}}]\ncontexts: [{name: ci, context: {cluster: c, user: u}}]\ncurrent-context: ci\n',
+    );
+    const missing = path.join(dir, 'missing.yaml');
+    kubeconfigCases.push(
+      { what: 'a --kubeconfig file that does not exist', argv: ['--kubeconfig', missing], names: `--kubeconfig "${missing}"`, shows: /no such file; give the path of a kubeconfig such as ~\/\.kube\/config/ },
+      { what: 'a KUBECONFIG file that does not exist', argv: [], env: { KUBECONFIG: missing }, names: `KUBECONFIG "${missing}"`, shows: /such as ~\/\.kube\/config/ },
+      { what: 'a kubeconfig that is not YAML', argv: ['--kubeconfig', badYaml], names: '--kubeconfig', shows: /not a valid kubeconfig \(.+\); give a file such as ~\/\.kube\/config/ },
+      { what: 'a kubeconfig that is a directory', argv: ['--kubeconfig', dir], names: '--kubeconfig', shows: /not a valid kubeconfig \(EISDIR.*\); give a file such as/ },
+      { what: 'a kubeconfig with no clusters', argv: [], env: { TRGC_KUBECONFIG: empty }, names: '--kubeconfig', shows: /names no clusters or contexts\); give a file such as ~\/\.kube\/config/ },
+      { what: 'a kubeconfig with no current context', argv: ['--kubeconfig', noCurrent], names: '--kubeconfig', shows: /no current context; choose one with --context, such as --context ci/ },
+      { what: 'an unknown --context', argv: ['--kubeconfig', good, '--context', 'prod'], names: '--context "prod"', shows: /no such context in the kubeconfig; valid: ci/ },
+      { what: 'a context whose cluster is missing', argv: ['--kubeconfig', missingCluster], names: '--kubeconfig', shows: /context "ci" names no cluster with a server URL; .*--context \(valid: ci\)/ },
+      { what: 'a plain http server', argv: ['--kubeconfig', plainHttp], names: '--kubeconfig', shows: /plain http server http:\/\/127\.0\.0\.1:8001: use https, or set insecure-skip-tls-verify: true/ },
+      { what: 'a credential plugin that cannot run', argv: ['--kubeconfig', execPlugin], names: 'kubeconfig context "ci"', shows: /cannot be used: spawn \/nonexistent\/credential-plugin ENOENT/ },
+      { what: 'no kubeconfig anywhere', argv: [], names: 'no Kubernetes credentials', shows: /pass --kubeconfig FILE, set KUBECONFIG/ },
+    );
+    const started = Date.now();
+    flagResults = await runAll(FLAG_CASES, { HOME: home });
+    kubeconfigResults = await runAll(kubeconfigCases, { HOME: home });
+    process.stdout.write(`# ${FLAG_CASES.length + kubeconfigCases.length} bad configurations in ${Date.now() - started} ms\n`);
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  test('every flag has a bad value here, from the command line or its variable', () => {
+    for (const flag of FLAG_NAMES) {
+      assert.ok(
+        FLAG_CASES.some((row) => row.names === `--${flag}` || row.names === envVarName(flag)),
+        `a case for --${flag} or ${envVarName(flag)}`,
+      );
+    }
+  });
+
+  describe('flags and variables', () => {
+    for (const row of FLAG_CASES) {
+      test(`${row.what}: ${[...row.argv, ...Object.entries(row.env ?? {}).map(([k, v]) => `${k}=${v}`)].join(' ')}`, () => assertOneLine(row, flagResults.get(row)));
+    }
+  });
+
+  describe('kubeconfigs', () => {
+    // The cases exist once before() has made their files; one test checks them all.
+    test('missing, not YAML, empty, without a current context or cluster, plain http, a broken plugin, none at all', () => {
+      assert.equal(kubeconfigCases.length, 11);
+      for (const row of kubeconfigCases) {
+        try {
+          assertOneLine(row, kubeconfigResults.get(row));
+        } catch (error) {
+          throw new Error(`${row.what}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    });
+  });
+});
