@@ -63,7 +63,7 @@ export async function runPass(config: Config, deps: SweepDeps): Promise<PassOutc
     return { kind: 'done', report: finish({ runs: 0, decisions: [], errors: [message] }), exitCode: EXIT_COULD_NOT_RUN };
   }
 
-  const decisions = decide(view, policy, deps.now());
+  const decisions = decideBounded(view, policy, deps.now());
   logWarnings(deps.log, decisions);
   const candidates = decisions.filter((decision) => decision.action === 'delete');
   if (config.dryRun || candidates.length === 0) {
@@ -142,7 +142,7 @@ async function refreshView(deps: SweepDeps, apis: ServedApis, view: ClusterView,
  * in the pass would delete it.
  */
 function redecide(deps: SweepDeps, policy: Policy, view: ClusterView, decisions: readonly Decision[]): Decision[] {
-  const again = new Map(decide(view, policy, deps.now()).map((decision) => [decision.target.uid, decision]));
+  const again = new Map(decideBounded(view, policy, deps.now()).map((decision) => [decision.target.uid, decision]));
   return decisions.map((decision) => {
     const latest = again.get(decision.target.uid);
     if (decision.action !== 'delete' || latest === undefined || latest.action === 'delete') {
@@ -304,6 +304,29 @@ function logDeletion(log: Logger, decision: Decision, outcome: { result: Result;
 const MAX_PROBLEM_CHARS = 300;
 
 /**
+ * Longest message or warning a report item or log line carries. Messages quote the values
+ * they could not parse, and an annotation may hold 256 KiB: a report stays readable.
+ */
+export const MAX_MESSAGE_CHARS = 1_000;
+
+/** One line (a quoted value may hold line breaks) of at most MAX_MESSAGE_CHARS and a note. */
+function bounded(text: string): string {
+  const line = text.replace(/\r\n|\r|\n/g, '\\n');
+  if (line.length <= MAX_MESSAGE_CHARS) return line;
+  const omitted = line.length - MAX_MESSAGE_CHARS;
+  return `${line.slice(0, MAX_MESSAGE_CHARS)}… (${omitted} more characters)`;
+}
+
+/** decide(), with every message and warning bounded for the report and the logs. */
+function decideBounded(view: ClusterView, policy: Policy, now: Date): Decision[] {
+  return decide(view, policy, now).map((decision) => ({
+    ...decision,
+    message: bounded(decision.message),
+    warnings: decision.warnings.map(bounded),
+  }));
+}
+
+/**
  * Each run with fields it could not read, one warning naming the run, the fields and what
  * follows: unknown references keep its whole namespace, an unreadable status or owner counts
  * it as running.
@@ -311,7 +334,7 @@ const MAX_PROBLEM_CHARS = 300;
 function logReadProblems(log: Logger, runs: readonly RunRecord[]): void {
   for (const run of runs) {
     if (run.problems.length === 0) continue;
-    const fields = run.problems.map((p) => `${p.field}: ${p.problem}`.slice(0, MAX_PROBLEM_CHARS));
+    const fields = run.problems.map((p) => bounded(`${p.field}: ${p.problem}`).slice(0, MAX_PROBLEM_CHARS));
     const follows =
       run.references === null
         ? `what it names is unknown, so every target in namespace ${run.namespace || '(unknown: all of them)'} is kept`
