@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { actionFor, decide } from '../../src/core/decide.js';
+import { toRunRecord } from '../../src/core/runs.js';
 import type { ClusterView, NamespaceRecord, OwnerRef, Policy, RunKindName, RunRecord, RunState, TargetRecord } from '../../src/core/types.js';
 import { NOW } from '../fixtures/unit/records.js';
 
@@ -122,6 +123,14 @@ const clusterArb = fc
     namespaces: toNamespaces(generated.namespaces),
   }));
 
+/**
+ * The instant of the pass: mostly the fixtures' NOW, else anywhere from two days before it
+ * (a clock behind the API server's) to a month after it, boundaries included.
+ */
+const clockArb = fc
+  .oneof({ arbitrary: fc.constant(0), weight: 2 }, { arbitrary: fc.constantFrom(-HOUR, HOUR, DAY, 2 * DAY), weight: 1 }, { arbitrary: fc.integer({ min: -2 * DAY, max: 30 * DAY }), weight: 2 })
+  .map((offset) => new Date(NOW.getTime() + offset));
+
 function viewOf(cluster: { targets: TargetRecord[]; runs: RunRecord[]; namespaces: NamespaceRecord[] }): ClusterView {
   return { targets: cluster.targets, runs: cluster.runs, namespaces: new Map(cluster.namespaces.map((ns) => [ns.name, ns])) };
 }
@@ -149,7 +158,7 @@ function retainValue(target: TargetRecord, key: string): string | undefined {
   return target.labels[`${PREFIX}/${key}`] ?? target.annotations[`${PREFIX}/${key}`];
 }
 
-const oracles: Record<string, (target: TargetRecord, view: ClusterView) => boolean> = {
+const oracles: Record<string, (target: TargetRecord, view: ClusterView, now: Date) => boolean> = {
   'referenced by an active run': (target, view) => view.runs.some((run) => names(run, target) && isEffectivelyActive(run, view.runs)),
   retained: (target) => {
     const value = retainValue(target, 'retain');
@@ -159,12 +168,12 @@ const oracles: Record<string, (target: TargetRecord, view: ClusterView) => boole
     const value = view.namespaces.get(target.namespace)?.labels[`${PREFIX}/retain`];
     return value !== undefined && value !== 'false';
   },
-  'too young': (target) => NOW.getTime() - Date.parse(target.createdAt) < POLICY.minAgeMs,
+  'too young': (target, _view, now) => now.getTime() - Date.parse(target.createdAt) < POLICY.minAgeMs,
   'in a namespace with an unreadable run': (target, view) =>
     view.runs.some((run) => run.references === null && (run.namespace === target.namespace || run.namespace === '')),
-  'retained until a future instant': (target) => {
+  'retained until a future instant': (target, _view, now) => {
     const value = retainValue(target, 'retain-until');
-    return value !== undefined && Date.parse(value) > NOW.getTime();
+    return value !== undefined && Date.parse(value) > now.getTime();
   },
   'carrying a retention value that cannot be parsed': (target) => retainValue(target, 'retain-for') === '2x' || retainValue(target, 'retain-until') === 'soon',
   'retained forever': (target) => retainValue(target, 'retain-for') === 'forever',
@@ -172,12 +181,12 @@ const oracles: Record<string, (target: TargetRecord, view: ClusterView) => boole
 
 describe('properties of decide over generated clusters', () => {
   for (const [what, holds] of Object.entries(oracles)) {
-    it(`a target ${what} is never decided for deletion`, () => {
+    it(`a target ${what} is never decided for deletion, whatever the clock says`, () => {
       fc.assert(
-        fc.property(clusterArb, (cluster) => {
+        fc.property(clusterArb, clockArb, (cluster, now) => {
           const view = viewOf(cluster);
-          for (const decision of decide(view, POLICY, NOW)) {
-            if (holds(decision.target, view)) assert.equal(decision.action, 'keep', `${decision.target.namespace}/${decision.target.name}: ${decision.reason}`);
+          for (const decision of decide(view, POLICY, now)) {
+            if (holds(decision.target, view, now)) assert.equal(decision.action, 'keep', `${decision.target.namespace}/${decision.target.name}: ${decision.reason}`);
           }
         }),
         RUNS,
@@ -208,6 +217,112 @@ describe('properties of decide over generated clusters', () => {
     fc.assert(
       fc.property(shuffled, ({ cluster, ...reordered }) => {
         assert.deepEqual(decide(viewOf(reordered), POLICY, NOW), decide(viewOf(cluster), POLICY, NOW));
+      }),
+      RUNS,
+    );
+  });
+});
+
+// Runs as the API server returns them, in every shape a Tekton version writes, read by
+// toRunRecord: the properties above hold from the raw objects too.
+
+type RawState = 'no-status' | 'pending' | 'unknown' | 'false-retrying' | 'succeeded' | 'failed' | 'cancelled';
+type Shape = 'pr-spec' | 'pr-annotation' | 'tr-spec' | 'tr-legacy' | 'tr-annotation';
+type Damage = 'none' | 'resources-string' | 'name-number' | 'annotation-not-json';
+
+const FINISHED_RAW: readonly RawState[] = ['succeeded', 'failed', 'cancelled'];
+
+const rawRunArb = fc.record({
+  shape: fc.constantFrom<Shape>('pr-spec', 'pr-annotation', 'tr-spec', 'tr-legacy', 'tr-annotation'),
+  namespace: fc.constantFrom(...NAMESPACES),
+  name: fc.constantFrom(...RUN_NAMES),
+  refs: fc.subarray([...TARGET_NAMES]),
+  state: fc.constantFrom<RawState>('no-status', 'pending', 'unknown', 'false-retrying', 'succeeded', 'failed', 'cancelled'),
+  damage: fc.oneof({ arbitrary: fc.constant<Damage>('none'), weight: 12 }, { arbitrary: fc.constantFrom<Damage>('resources-string', 'name-number', 'annotation-not-json'), weight: 1 }),
+});
+
+type RawRun = Generated<typeof rawRunArb>;
+
+const kindOf = (shape: Shape): RunKindName => (shape.startsWith('pr') ? 'PipelineRun' : 'TaskRun');
+
+function rawStatus(state: RawState): unknown {
+  const condition = (status: string, reason: string): unknown => ({ type: 'Succeeded', status, reason });
+  const completionTime = instant(-DAY);
+  switch (state) {
+    case 'no-status':
+    case 'pending':
+      return undefined;
+    case 'unknown':
+      return { conditions: [condition('Unknown', 'Running')] };
+    case 'false-retrying':
+      return { conditions: [condition('False', 'Failed')] };
+    case 'succeeded':
+      return { completionTime, conditions: [condition('True', 'Succeeded')] };
+    case 'failed':
+      return { completionTime, conditions: [condition('False', 'Failed')] };
+    case 'cancelled':
+      return { completionTime, conditions: [condition('False', 'Cancelled')] };
+  }
+}
+
+/** The object a run of this shape is stored as; `damage` breaks where it names targets. */
+function rawObject(run: RawRun): unknown {
+  const bindings: unknown[] = run.refs.map((name) => ({ name: 'slot', resourceRef: { name } }));
+  if (run.damage === 'name-number') bindings.push({ name: 'slot', resourceRef: { name: 42 } });
+  const list = run.damage === 'resources-string' ? 'oops' : bindings;
+  const annotations: Record<string, string> = {};
+  const spec: Record<string, unknown> = run.state === 'pending' ? { status: 'PipelineRunPending' } : {};
+  switch (run.shape) {
+    case 'pr-spec':
+      spec['resources'] = list;
+      break;
+    case 'tr-spec':
+      spec['resources'] = { inputs: list, outputs: [] };
+      break;
+    case 'tr-legacy':
+      spec['inputs'] = { resources: list };
+      break;
+    case 'pr-annotation':
+      annotations['tekton.dev/v1beta1Resources'] = JSON.stringify(list);
+      break;
+    case 'tr-annotation':
+      annotations['tekton.dev/v1beta1Resources'] = JSON.stringify({ inputs: [], outputs: list });
+      break;
+  }
+  if (run.damage === 'annotation-not-json') annotations['tekton.dev/v1beta1Resources'] = '[{"resourceRef": ';
+  const kind = kindOf(run.shape);
+  return {
+    apiVersion: 'tekton.dev/v1beta1',
+    kind,
+    metadata: { namespace: run.namespace, name: run.name, uid: runUid(kind, run.namespace, run.name), resourceVersion: '1', creationTimestamp: instant(-11 * DAY), annotations },
+    spec,
+    status: rawStatus(run.state),
+  };
+}
+
+const rawClusterArb = fc.record({
+  targets: fc.uniqueArray(targetArb, { selector: (t) => `${t.namespace}/${t.name}`, maxLength: 10 }),
+  runs: fc.uniqueArray(rawRunArb, { selector: (r) => `${kindOf(r.shape)}/${r.namespace}/${r.name}`, maxLength: 12 }),
+});
+
+describe('properties of decide over runs as the API server returns them', () => {
+  it('a target named by an unfinished run of any shape, or beside a damaged one, is never decided for deletion', () => {
+    fc.assert(
+      fc.property(rawClusterArb, clockArb, (raw, now) => {
+        const view: ClusterView = {
+          targets: raw.targets.map(toTarget),
+          runs: raw.runs.map((run) => toRunRecord(rawObject(run), kindOf(run.shape))),
+          namespaces: new Map(),
+        };
+        for (const decision of decide(view, POLICY, now)) {
+          const { namespace, name } = decision.target;
+          const here = raw.runs.filter((run) => run.namespace === namespace);
+          const named = here.some((run) => (run.refs as readonly string[]).includes(name) && !FINISHED_RAW.includes(run.state));
+          const damaged = here.some((run) => run.damage !== 'none');
+          if (named || damaged) assert.equal(decision.action, 'keep', `${namespace}/${name}: ${decision.reason}`);
+          // Rules 1-3 come first; after them, the damaged run is the reason.
+          if (damaged) assert.ok(['retained', 'retention-invalid', 'unreadable-run'].includes(decision.reason), `${namespace}/${name}: ${decision.reason}`);
+        }
       }),
       RUNS,
     );
