@@ -127,8 +127,8 @@ const RECOVERIES: RecoveryCase[] = [
   },
   {
     name: 'a list slower than --request-timeout is abandoned and retried',
-    rule: (ns) => ({ match: both(matches.list('pipelineresources'), inNs(ns)), when: { nth: [1] }, fault: { kind: 'delay', ms: 2500 } }),
-    check: (pass) => assert.ok(pass.elapsedMs < 2500, `the pass waited ${pass.elapsedMs} ms for a slow answer`),
+    rule: (ns) => ({ match: both(matches.list('pipelineresources'), inNs(ns)), when: { nth: [1] }, fault: { kind: 'delay', ms: 6_000 } }),
+    check: (pass) => assert.ok(pass.elapsedMs < 6_000, `the pass waited ${pass.elapsedMs} ms for a slow answer`),
   },
   {
     name: 'a delete slower than --request-timeout is retried; the late one meets a precondition',
@@ -208,8 +208,8 @@ describe('faults between the collector and the API server', () => {
       assert.equal(pass.outcome.exitCode, 1);
       assert.equal(requestsTo(proxy, match).length, 3);
       assert.match(pass.outcome.report.errors?.[0] ?? '', new RegExp(`could not list taskruns\\.tekton\\.dev in namespace "${scenario.namespace}": HTTP 503`));
-      // Backoff 250 ms then 500 ms, jittered down to half: well under two seconds.
-      assert.ok(pass.elapsedMs < 3_000, `${pass.elapsedMs} ms`);
+      // Backoff 250 ms then 500 ms at most, and the rest of the pass: seconds, not the minute of the retry window.
+      assert.ok(pass.elapsedMs < 5_000, `${pass.elapsedMs} ms`);
       assert.ok(pass.logs.some((line) => line.level === 'error' && /nothing deleted/.test(line.message)));
       await assertSafe(seed, scenario, pass.outcome.report, pass.outcome.exitCode);
     });
@@ -222,7 +222,7 @@ describe('faults between the collector and the API server', () => {
       countFaults(proxy);
       assert.equal(pass.outcome.exitCode, 1);
       assert.equal(requestsTo(proxy, match).length, 1);
-      assert.ok(pass.elapsedMs < 2_000, `${pass.elapsedMs} ms`);
+      assert.ok(pass.elapsedMs < 4_000, `${pass.elapsedMs} ms, not the 120 s asked for`);
       assert.match(pass.outcome.report.errors?.[0] ?? '', /HTTP 429/);
       await assertSafe(seed, scenario, pass.outcome.report, pass.outcome.exitCode);
     });
@@ -235,8 +235,8 @@ describe('faults between the collector and the API server', () => {
       countFaults(proxy);
       assert.equal(pass.outcome.exitCode, 1);
       assert.equal(requestsTo(proxy, match).length, 2);
-      // Two attempts of 1 s and one backoff of at most 250 ms.
-      assert.ok(pass.elapsedMs >= 2_000 && pass.elapsedMs < 3_500, `${pass.elapsedMs} ms`);
+      // Two attempts of 1 s, one backoff of at most 250 ms, and the rest of the pass.
+      assert.ok(pass.elapsedMs >= 2_000 && pass.elapsedMs < 5_500, `${pass.elapsedMs} ms`);
       assert.match(pass.outcome.report.errors?.[0] ?? '', /no complete answer within 1000 ms/);
       await assertSafe(seed, scenario, pass.outcome.report, pass.outcome.exitCode);
     });
@@ -266,8 +266,8 @@ describe('faults between the collector and the API server', () => {
       for (const item of report.items.filter((entry) => entry.result === 'failed')) {
         assert.match(item.message, /delete failed: could not delete pipelineresources\.tekton\.dev in namespace "faults-\d+": HTTP 503/);
       }
-      // 5 deletes of 3 attempts over 2 workers, each with under 750 ms of backoff.
-      assert.ok(pass.elapsedMs < 5_000, `${pass.elapsedMs} ms`);
+      // 5 deletes of 3 attempts over 2 workers, each with at most 750 ms of backoff.
+      assert.ok(pass.elapsedMs < 8_000, `${pass.elapsedMs} ms`);
       const remaining = await assertSafe(seed, scenario, report, exitCode);
       assert.deepEqual(remaining, [...scenario.keep, ...scenario.collectable].sort());
     });
@@ -293,7 +293,7 @@ describe('faults between the collector and the API server', () => {
       assert.equal(pass.outcome.exitCode, 1);
       assert.equal(proxy.requests.length, 4, 'discovery tried 4 times, nothing after it');
       assert.match(pass.outcome.report.errors?.[0] ?? '', /could not get apis\/tekton\.dev at cluster scope: socket hang up|ECONNRESET/);
-      assert.ok(pass.elapsedMs < 3_000, `${pass.elapsedMs} ms`);
+      assert.ok(pass.elapsedMs < 5_000, `${pass.elapsedMs} ms`);
       await assertSafe(seed, scenario, pass.outcome.report, pass.outcome.exitCode);
     });
   });

@@ -83,6 +83,21 @@ describe('races with a pass in flight (Tekton v0.45 CRDs)', () => {
     await settle(ns, ['src-retried']);
   });
 
+  test("a PipelineRun retried after the listing makes its finished child TaskRun's target active again", async () => {
+    const ns = 'race-parent';
+    await seed.namespace(ns);
+    await seed.create(gitResource({ name: 'src-child', namespace: ns }, 'a'));
+    const parent = pipelineRun('v1beta1', { name: 'build-parent', namespace: ns }, { resources: [] });
+    const created = await seed.create(parent, succeeded());
+    const owner = { apiVersion: 'tekton.dev/v1beta1', kind: 'PipelineRun', name: 'build-parent', uid: created.uid, controller: true };
+    await seed.create(taskRun('v1beta1', { name: 'build-parent-fetch', namespace: ns, ownerReferences: [owner] }, { inputs: ['src-child'], outputs: [] }), succeeded());
+    const { outcome } = await passInProcess(controlPlane.kubeConfig(), args(ns), {
+      afterRunsListed: () => race(async () => void (await seed.setStatus(parent, running))),
+    });
+    assert.deepEqual(outcomes(outcome.report), { [`${ns}/src-child`]: 'referenced-by-active-run kept' });
+    await settle(ns, ['src-child']);
+  });
+
   test('a pending run that starts after the listing, now naming a candidate, saves it', async () => {
     const ns = 'race-started';
     await seed.namespace(ns);
