@@ -17,6 +17,7 @@
 import type { RetentionDuration } from './core/types.js';
 import { parseDurationMs, parseRetentionDuration, type Parsed } from './core/retention.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './report/model.js';
+import { parseSchedule, parseTimeZone } from './schedule.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -48,10 +49,28 @@ export interface Config {
   logLevel: LogLevel;
   kubeconfig?: string;
   context?: string;
+  /** Record an events.k8s.io/v1 Event for each deletion (and each would-be deletion in a dry run). */
+  events: boolean;
+  /** Schedule mode: a cron schedule (five fields) to make a pass at each tick of. */
+  schedule?: { text: string; fields: string };
+  /** Time zone of `schedule`; only with it. */
+  timeZone?: string;
+  /** Push metrics to this Prometheus Pushgateway at the end of each pass. */
+  pushgatewayUrl?: string;
+}
+
+/** A target named on the command line: `explain NAMESPACE/NAME`. */
+export interface TargetName {
+  namespace: string;
+  name: string;
 }
 
 /** What the command line asks for. */
-export type Invocation = { kind: 'run'; config: Config } | { kind: 'help' } | { kind: 'version' };
+export type Invocation =
+  | { kind: 'run'; config: Config }
+  | { kind: 'explain'; config: Config; target: TargetName }
+  | { kind: 'help' }
+  | { kind: 'version' };
 
 /** Bad usage or configuration (exit 2). The message is one line naming the flag or variable. */
 export class ConfigError extends Error {
@@ -81,6 +100,10 @@ const FLAG_KINDS = {
   'log-level': 'value',
   kubeconfig: 'value',
   context: 'value',
+  events: 'boolean',
+  schedule: 'value',
+  'time-zone': 'value',
+  'pushgateway-url': 'value',
 } as const satisfies Record<string, 'boolean' | 'value' | 'list'>;
 
 export type FlagName = keyof typeof FLAG_KINDS;
@@ -110,6 +133,7 @@ export const DEFAULTS = {
   requestTimeoutMs: 60_000,
   output: 'text',
   logLevel: 'info',
+  events: false,
 } as const satisfies Partial<Config>;
 
 export const MAX_PAGE_SIZE = 10_000;
@@ -125,10 +149,55 @@ const PROGRAM = 'tekton-resource-gc';
 export function parseConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Invocation {
   if (argv.includes('--help') || argv.includes('-h')) return { kind: 'help' };
   if (argv.includes('--version')) return { kind: 'version' };
-  const given = readCommandLine(argv);
+  const { given, command, operands } = readCommandLine(argv);
   checkEnvNames(env);
+  if (command === 'explain') return explainInvocation(given, operands, env);
   const sources = new Map(FLAG_NAMES.flatMap((flag) => sourceOf(flag, given, env)));
   return { kind: 'run', config: toConfig(new Settings(sources)) };
+}
+
+/**
+ * The flags `explain` reads: what the decision depends on, the scope, the output and the
+ * connection. Others on its command line are an error; in the environment (a pod's, say)
+ * they are left alone.
+ */
+export const EXPLAIN_FLAGS: readonly FlagName[] = [
+  'namespace',
+  'exclude-namespace',
+  'selector',
+  'min-age',
+  'retain-for',
+  'label-prefix',
+  'page-size',
+  'max-retries',
+  'request-timeout',
+  'output',
+  'log-level',
+  'kubeconfig',
+  'context',
+];
+
+const EXPLAIN_EXAMPLE = `${PROGRAM} explain ci/src-abc123`;
+
+function explainInvocation(given: ReadonlyMap<FlagName, string[]>, operands: readonly string[], env: Readonly<Record<string, string | undefined>>): Invocation {
+  const other = [...given.keys()].find((flag) => !EXPLAIN_FLAGS.includes(flag));
+  if (other !== undefined) throw new ConfigError(`--${other} does not apply to explain, which reads ${EXPLAIN_FLAGS.map((flag) => `--${flag}`).join(', ')}`);
+  const [operand] = operands;
+  if (operand === undefined) throw new ConfigError(`explain needs the PipelineResource as NAMESPACE/NAME, such as ${EXPLAIN_EXAMPLE}`);
+  const target = parseTargetName(operand);
+  const sources = new Map(EXPLAIN_FLAGS.flatMap((flag) => sourceOf(flag, given, env)));
+  const config = toConfig(new Settings(sources));
+  if (config.output === 'markdown') {
+    const origin = sources.get('output')?.origin ?? '--output';
+    throw new ConfigError(`${origin} "markdown": explain writes text or json, such as --output json`);
+  }
+  return { kind: 'explain', config, target };
+}
+
+function parseTargetName(text: string): TargetName {
+  const [namespace = '', name = '', ...rest] = text.split('/');
+  if (rest.length === 0 && parseNamespace(namespace).ok && name.length <= 253 && DNS_SUBDOMAIN.test(name)) return { namespace, name };
+  throw new ConfigError(`explain ${quote(text)}: expected NAMESPACE/NAME of a PipelineResource, such as ${EXPLAIN_EXAMPLE}`);
 }
 
 /** Where a flag's raw values came from: `--min-age` or `TRGC_MIN_AGE`, for error messages. */
@@ -162,6 +231,7 @@ function toConfig(settings: Settings): Config {
     requestTimeoutMs: settings.one('request-timeout', parseRequestTimeout, DEFAULTS.requestTimeoutMs),
     output: settings.one('output', oneOfParser(OUTPUT_FORMATS, 'json'), DEFAULTS.output),
     logLevel: settings.one('log-level', oneOfParser(LOG_LEVELS, 'debug'), DEFAULTS.logLevel),
+    events: settings.one('events', parseBoolean, DEFAULTS.events),
   };
   addOptionalSettings(config, settings);
   return config;
@@ -177,6 +247,21 @@ function addOptionalSettings(config: Config, settings: Settings): void {
   if (kubeconfig !== undefined) config.kubeconfig = kubeconfig;
   const context = settings.one('context', nonEmptyParser('kind-ci'));
   if (context !== undefined) config.context = context;
+  addScheduleSettings(config, settings);
+  const pushgatewayUrl = settings.one('pushgateway-url', parseHttpUrl);
+  if (pushgatewayUrl !== undefined) config.pushgatewayUrl = pushgatewayUrl;
+}
+
+function addScheduleSettings(config: Config, settings: Settings): void {
+  const schedule = settings.one('schedule', (text) => {
+    const parsed = parseSchedule(text);
+    return parsed.ok ? ok({ text: text.trim(), fields: parsed.value }) : parsed;
+  });
+  if (schedule !== undefined) config.schedule = schedule;
+  const timeZone = settings.one('time-zone', parseTimeZone);
+  if (timeZone === undefined) return;
+  if (schedule === undefined) throw new ConfigError(`${settings.origin('time-zone')} ${quote(timeZone)}: applies only with --schedule, such as --schedule "0 3 * * *" --time-zone ${timeZone}`);
+  config.timeZone = timeZone;
 }
 
 /** A value parser: the value, or what was expected (`expected …, such as …`). */
@@ -193,6 +278,11 @@ class Settings {
     const text = source?.values[0];
     if (source === undefined || text === undefined) return fallback;
     return parseOrThrow(source.origin, text, parse);
+  }
+
+  /** `--flag` or `TRGC_FLAG`, whichever gave it. */
+  origin(flag: FlagName): string {
+    return this.sources.get(flag)?.origin ?? `--${flag}`;
   }
 
   /** Comma-separated values of every occurrence, each parsed, duplicates dropped. */
@@ -225,29 +315,45 @@ function quote(text: string): string {
 // ---- the command line ----
 
 /** Raw values per flag, in the order given. Validates the shape of the command line only. */
-function readCommandLine(argv: readonly string[]): Map<FlagName, string[]> {
-  const given = new Map<FlagName, string[]>();
+interface CommandLine {
+  given: Map<FlagName, string[]>;
+  command: 'run' | 'explain';
+  /** What follows `explain`: its NAMESPACE/NAME. */
+  operands: string[];
+}
+
+function readCommandLine(argv: readonly string[]): CommandLine {
+  const line: CommandLine = { given: new Map<FlagName, string[]>(), command: 'run', operands: [] };
   let commandSeen = false;
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index] ?? '';
     if (!arg.startsWith('-') || arg === '-') {
-      checkPositional(arg, commandSeen, argv[index - 1]);
+      readPositional(arg, { line, commandSeen }, argv[index - 1]);
       commandSeen = true;
       continue;
     }
     const { flag, value, consumedNext } = readFlag(arg, argv[index + 1]);
     if (consumedNext) index++;
-    addValue(given, flag, value);
+    addValue(line.given, flag, value);
   }
-  return given;
+  return line;
 }
 
-function checkPositional(arg: string, commandSeen: boolean, previous: string | undefined): void {
-  if (!commandSeen && arg === 'run') return;
+function readPositional(arg: string, state: { line: CommandLine; commandSeen: boolean }, previous: string | undefined): void {
+  const { line, commandSeen } = state;
+  if (!commandSeen && (arg === 'run' || arg === 'explain')) {
+    line.command = arg;
+    return;
+  }
   if ((arg === 'true' || arg === 'false') && previous !== undefined && flagKind(previous) === 'boolean') {
     throw new ConfigError(`unexpected argument ${quote(arg)} after ${previous}: write ${previous}=${arg}`);
   }
-  if (!commandSeen) throw new ConfigError(`unknown command ${quote(arg)}: the only command is run (the default), such as ${PROGRAM} run --dry-run`);
+  if (!commandSeen) throw new ConfigError(`unknown command ${quote(arg)}: the commands are run (the default) and explain, such as ${PROGRAM} run --dry-run`);
+  if (line.command === 'explain' && line.operands.length === 0) {
+    line.operands.push(arg);
+    return;
+  }
+  if (line.command === 'explain') throw new ConfigError(`unexpected argument ${quote(arg)}: explain takes one NAMESPACE/NAME, such as ${EXPLAIN_EXAMPLE}`);
   throw new ConfigError(`unexpected argument ${quote(arg)}: ${PROGRAM} run takes flags only, such as ${PROGRAM} run --dry-run --namespace ci`);
 }
 
@@ -302,6 +408,10 @@ export const FLAG_EXAMPLES: { readonly [F in FlagName]: string } = {
   'log-level': '--log-level debug',
   kubeconfig: '--kubeconfig ~/.kube/config',
   context: '--context kind-ci',
+  events: '--events',
+  schedule: '--schedule "17 * * * *"',
+  'time-zone': '--time-zone Europe/Berlin',
+  'pushgateway-url': '--pushgateway-url http://pushgateway.monitoring:9091',
 };
 
 // ---- the environment ----
@@ -411,6 +521,13 @@ function oneOfParser<T extends string>(choices: readonly T[], sample: T): Parse<
     if (choice !== undefined) return ok(choice);
     return expected(`one of ${choices.join(', ')}, such as ${sample}`);
   };
+}
+
+/** An http or https URL, such as a Pushgateway's. */
+function parseHttpUrl(text: string): Parsed<string> {
+  const url = URL.canParse(text) ? new URL(text) : undefined;
+  if (url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:') && url.search === '' && url.hash === '') return ok(text);
+  return expected('an http or https URL without a query, such as http://pushgateway.monitoring:9091');
 }
 
 function nonEmptyParser(sample: string): Parse<string> {

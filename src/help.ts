@@ -107,6 +107,36 @@ const FLAG_DOCS: { readonly [F in FlagName]: FlagDoc } = {
     value: 'NAME',
     text: ["Context of the kubeconfig to use. Without it: the kubeconfig's current context."],
   },
+  events: {
+    text: [
+      'Record a Kubernetes Event (events.k8s.io/v1) in its namespace for each PipelineResource',
+      'deleted (reason Deleted), or that a dry run would delete (WouldDelete), or whose delete',
+      'failed (DeleteFailed), so kubectl get events shows it. Needs create on events.k8s.io',
+      'events; an Event that cannot be created is logged and never fails the pass.',
+    ],
+    default: String(DEFAULTS.events),
+  },
+  schedule: {
+    value: 'CRON',
+    text: [
+      'Stay running and make a pass at each tick: five cron fields (minute hour day-of-month',
+      'month day-of-week) or @hourly, @daily, @weekly, @monthly, @yearly, read as Kubernetes',
+      'reads a CronJob schedule. Logs when the next pass is. SIGTERM ends it between passes.',
+      'Without it: one pass, then exit.',
+    ],
+  },
+  'time-zone': {
+    value: 'ZONE',
+    text: ["Time zone of --schedule, a tz database name. Without it: the machine's time zone."],
+  },
+  'pushgateway-url': {
+    value: 'URL',
+    text: [
+      'At the end of each pass, push its metrics (targets, decisions by reason, deletions by',
+      'result, errors, duration, time of the last successful pass) to this Prometheus',
+      'Pushgateway, as job tekton-resource-gc. A failed push is logged, never fails the pass.',
+    ],
+  },
 };
 
 const INDENT = '      ';
@@ -125,10 +155,17 @@ finished or gone.
 
 Usage:
   tekton-resource-gc [run] [flags]
+  tekton-resource-gc explain NAMESPACE/NAME [flags]
 
-  run (the only command, and the default) makes one pass: it lists PipelineResources, then
-  PipelineRuns and TaskRuns, decides for each resource, deletes the collectable ones, prints
-  a report and exits.
+  run (the default) makes one pass: it lists PipelineResources, then PipelineRuns and
+  TaskRuns, decides for each resource, deletes the collectable ones, prints a report and
+  exits (or, with --schedule, waits for the next tick).
+
+  explain says what a pass would decide for one PipelineResource now, and why: the rule,
+  every run that references it, its retention labels and when they end, and when it would
+  become collectable if nothing changed. It reads only that resource, the runs of its
+  namespace and the namespace, and takes the flags the decision depends on (--min-age,
+  --retain-for, --label-prefix, the scope), --output text or json, and the connection flags.
 
 Flags:
 ${FLAG_NAMES.map(flagSection).join('\n')}
@@ -166,6 +203,13 @@ Examples:
   # A dry-run report for a pull request
   tekton-resource-gc --dry-run --selector 'app.kubernetes.io/part-of=ci' \\
     --output markdown --report-file gc.md
+
+  # Why is this one still here?
+  tekton-resource-gc explain ci/src-abc123
+
+  # Stay running: a pass every midnight, Berlin time, with Events and metrics
+  tekton-resource-gc --schedule @daily --time-zone Europe/Berlin --events \\
+    --pushgateway-url http://pushgateway.monitoring:9091
 
   # Settings from the environment, as the Helm chart passes them
   TRGC_DRY_RUN=true TRGC_NAMESPACE=ci,team-a TRGC_MIN_AGE=2h tekton-resource-gc

@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
-import { ConfigError, parseConfig, type Config } from './config.js';
+import { ConfigError, parseConfig, type Config, type TargetName } from './config.js';
 import { helpText } from './help.js';
 import { KubeCluster } from './kube/cluster.js';
+import { KubeEvents } from './kube/events.js';
 import { KubeHttp, httpOptions } from './kube/http.js';
 import { createLogger, type Logger } from './log.js';
+import { passMetrics, pushMetrics } from './metrics.js';
+import { TerminalProgress } from './progress.js';
+import { EXPLAIN_RENDERERS } from './report/explain.js';
 import { renderReport } from './report/render.js';
-import { runPass } from './sweep.js';
+import { localTimeZone, runOnSchedule } from './schedule.js';
+import { explainTarget, runPass } from './sweep.js';
 
 const EXIT_USAGE = 2;
 const EXIT_COULD_NOT_RUN = 1;
@@ -24,6 +29,9 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
       process.stdout.write(`tekton-resource-gc ${packageVersion()}\n`);
       return 0;
     }
+    if (invocation.kind === 'explain') {
+      return await runExplain(invocation.config, invocation.target, env);
+    }
     config = invocation.config;
   } catch (error) {
     return usageError(error);
@@ -31,47 +39,122 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   return runOnce(config, env);
 }
 
+/** The client for the API server; a ConfigError when the kubeconfig or its credentials cannot be used. */
+async function connect(config: Config, env: NodeJS.ProcessEnv): Promise<KubeHttp> {
+  // Loaded here, not at the top: @kubernetes/client-node takes most of the start-up time,
+    // and --help or a bad flag should answer without it.
+  const { loadKubeConfig } = await import('./kube/connect.js');
+  const kubeConfig = loadKubeConfig(config, env);
+  return KubeHttp.create(kubeConfig, httpOptions(config)).catch((error: unknown) => {
+    // Only the kubeconfig's credentials are read here: a plugin that cannot run, a missing
+    // certificate file. Said in one line, as a configuration problem.
+    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    throw new ConfigError(`the credentials of kubeconfig context "${kubeConfig.getCurrentContext()}" cannot be used: ${reason}`);
+  });
+}
+
+/** One pass, or with --schedule one at each tick until SIGTERM. */
 async function runOnce(config: Config, env: NodeJS.ProcessEnv): Promise<number> {
   let http: KubeHttp;
   try {
-    // Loaded here, not at the top: @kubernetes/client-node takes most of the start-up time,
-    // and --help or a bad flag should answer without it.
-    const { loadKubeConfig } = await import('./kube/connect.js');
-    const kubeConfig = loadKubeConfig(config, env);
-    http = await KubeHttp.create(kubeConfig, httpOptions(config)).catch((error: unknown) => {
-      // Only the kubeconfig's credentials are read here: a plugin that cannot run, a missing
-      // certificate file. Said in one line, as a configuration problem.
-      const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
-      throw new ConfigError(`the credentials of kubeconfig context "${kubeConfig.getCurrentContext()}" cannot be used: ${reason}`);
-    });
+    http = await connect(config, env);
   } catch (error) {
     return usageError(error);
   }
-  const log = createLogger(config.logLevel);
+  // On a terminal, one updating line says where a pass is; elsewhere only the logs speak.
+  const progress = process.stderr.isTTY ? new TerminalProgress(process.stderr) : undefined;
+  const log = createLogger(config.logLevel, progress);
   const stop = stopOnSignals(log);
   try {
-    const outcome = await runPass(config, {
-      cluster: new KubeCluster(http, config.pageSize),
-      now: () => new Date(),
-      log,
-      signal: stop.signal,
-      sleep: abortableSleep,
-    });
-    if (outcome.kind === 'not-served') {
-      process.stdout.write('pipelineresources.tekton.dev/v1alpha1 is not served by this cluster: there is nothing to collect\n');
-      return 0;
-    }
-    const { report, exitCode } = outcome;
+    const pass = (): Promise<number> => onePass(config, { http, log, signal: stop.signal, progress });
+    if (config.schedule === undefined) return await pass();
+    const schedule = { ...config.schedule, timeZone: config.timeZone ?? localTimeZone() };
+    return await runOnSchedule(schedule, { now: () => new Date(), sleep: abortableSleep, signal: stop.signal, log, pass });
+  } finally {
+    stop.dispose();
+    http.close();
+  }
+}
+
+interface PassIo {
+  http: KubeHttp;
+  log: Logger;
+  signal: AbortSignal;
+  progress: TerminalProgress | undefined;
+}
+
+async function onePass(config: Config, io: PassIo): Promise<number> {
+  const { http, log, progress } = io;
+  const startedAt = new Date();
+  const outcome = await runPass(config, {
+    cluster: new KubeCluster(http, config.pageSize),
+    now: () => new Date(),
+    log,
+    signal: io.signal,
+    sleep: abortableSleep,
+    ...(config.events && { events: new KubeEvents(http) }),
+    ...(progress !== undefined && { progress }),
+  });
+  progress?.end();
+  let exitCode: number;
+  if (outcome.kind === 'not-served') {
+    process.stdout.write('pipelineresources.tekton.dev/v1alpha1 is not served by this cluster: there is nothing to collect\n');
+    exitCode = 0;
+  } else {
+    const { report } = outcome;
+    exitCode = outcome.exitCode;
     const rendered = renderReport(report, config.output);
     process.stdout.write(rendered);
     const { summary } = report;
     log.info({ dryRun: report.dryRun, ...summary, exitCode, api: http.stats }, 'pass finished');
     if (config.reportFile !== undefined && !(await writeReportFile(config.reportFile, rendered, log))) {
-      return exitCode === 0 ? EXIT_COULD_NOT_RUN : exitCode;
+      exitCode = exitCode === 0 ? EXIT_COULD_NOT_RUN : exitCode;
     }
-    return exitCode;
+  }
+  if (config.pushgatewayUrl !== undefined) {
+    const report = outcome.kind === 'done' ? outcome.report : undefined;
+    const finishedAt = report === undefined ? new Date() : new Date(report.finishedAt);
+    await pushPassMetrics(config, { report, exitCode, dryRun: config.dryRun, startedAt: report === undefined ? startedAt : new Date(report.startedAt), finishedAt }, log);
+  }
+  return exitCode;
+}
+
+/** A push that fails is logged and leaves the exit status alone: the pass itself went as it went. */
+async function pushPassMetrics(config: Pick<Config, 'pushgatewayUrl' | 'requestTimeoutMs'>, facts: Parameters<typeof passMetrics>[0], log: Logger): Promise<void> {
+  const url = config.pushgatewayUrl;
+  if (url === undefined) return;
+  try {
+    await pushMetrics(url, passMetrics(facts), { replace: facts.exitCode === 0, timeoutMs: config.requestTimeoutMs });
+    log.debug({ pushgateway: url }, 'metrics pushed');
+  } catch (error) {
+    log.error({ pushgateway: url, err: error instanceof Error ? error.message : String(error) }, 'could not push the metrics; the pass is not affected');
+  }
+}
+
+/** `explain NAMESPACE/NAME`: the decision for one target, on stdout; 1 when it cannot be read. */
+async function runExplain(config: Config, target: TargetName, env: NodeJS.ProcessEnv): Promise<number> {
+  let http: KubeHttp;
+  try {
+    http = await connect(config, env);
+  } catch (error) {
+    return usageError(error);
+  }
+  try {
+    const outcome = await explainTarget(config, target, { cluster: new KubeCluster(http, config.pageSize), now: () => new Date() });
+    if (outcome.kind === 'not-served') {
+      process.stderr.write('tekton-resource-gc: pipelineresources.tekton.dev/v1alpha1 is not served by this cluster: there is nothing to explain\n');
+      return EXIT_COULD_NOT_RUN;
+    }
+    if (outcome.kind === 'not-found') {
+      process.stderr.write(`tekton-resource-gc: PipelineResource ${target.namespace}/${target.name} not found\n`);
+      return EXIT_COULD_NOT_RUN;
+    }
+    process.stdout.write(EXPLAIN_RENDERERS[config.output === 'json' ? 'json' : 'text'](outcome.explanation));
+    return 0;
+  } catch (error) {
+    process.stderr.write(`tekton-resource-gc: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}\n`);
+    return EXIT_COULD_NOT_RUN;
   } finally {
-    stop.dispose();
     http.close();
   }
 }

@@ -1,10 +1,13 @@
 import { decide } from './core/decide.js';
+import { explain, scopeVerdict, type Explanation } from './core/explain.js';
 import type { ClusterView, Decision, Policy, RunRecord, TargetRecord } from './core/types.js';
-import type { Config } from './config.js';
+import type { Config, TargetName } from './config.js';
 import type { DeleteOutcome } from './kube/api.js';
 import type { KubeCluster, Scope, ServedApis } from './kube/cluster.js';
 import { KubeError } from './kube/errors.js';
+import type { EventfulResult } from './kube/events.js';
 import type { Logger } from './log.js';
+import type { Progress } from './progress.js';
 import { buildReport } from './report/build.js';
 import type { Report, Result } from './report/model.js';
 
@@ -16,6 +19,10 @@ export interface SweepDeps {
   /** Aborted by SIGTERM: no new delete starts after it. */
   signal: AbortSignal;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** --events: records one Event per deletion, would-be deletion or failed delete. */
+  events?: { record(decision: Decision, result: EventfulResult, now: Date): Promise<void> };
+  /** On a terminal: where the pass is. */
+  progress?: Progress;
 }
 
 export type PassOutcome =
@@ -67,6 +74,7 @@ export async function runPass(config: Config, deps: SweepDeps): Promise<PassOutc
   logWarnings(deps.log, decisions);
   const candidates = decisions.filter((decision) => decision.action === 'delete');
   if (config.dryRun || candidates.length === 0) {
+    if (config.dryRun) await recordEvents(deps, candidates.map((decision) => ({ decision, result: 'would-delete' as const })));
     return { kind: 'done', report: finish({ runs: view.runs.length, decisions }), exitCode: EXIT_OK };
   }
   if (candidates.length > config.maxDeletions) {
@@ -79,6 +87,7 @@ export async function runPass(config: Config, deps: SweepDeps): Promise<PassOutc
   let final: Decision[];
   let fresh: ClusterView;
   try {
+    deps.progress?.update({ stage: 're-checking', candidates: candidates.length });
     fresh = await refreshView(deps, apis, view, { scope, namespaces: candidateNamespaces(decisions) });
     final = redecide(deps, policy, fresh, decisions);
   } catch (error) {
@@ -89,6 +98,7 @@ export async function runPass(config: Config, deps: SweepDeps): Promise<PassOutc
   }
 
   const deletion = await deleteCandidates(deps, apis, config, { policy, scope, view: fresh, decisions: final });
+  await recordEvents(deps, eventfulResults(deletion.decisions, deletion.results));
   const errors = [
     ...(deps.signal.aborted ? ['the pass was interrupted (SIGTERM) before every delete was made'] : []),
     ...deletion.errors,
@@ -104,9 +114,12 @@ export async function runPass(config: Config, deps: SweepDeps): Promise<PassOutc
 
 /** Targets first, then runs: every run that existed before a target was listed is seen. */
 async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope): Promise<ClusterView> {
+  deps.progress?.update({ stage: 'listing-targets' });
   const targets = await deps.cluster.listTargets(apis, scope);
+  deps.progress?.update({ stage: 'listing-runs', targets: targets.length });
   const runs = await deps.cluster.listRuns(apis, scope);
   const namespaces = await deps.cluster.readNamespaces(scope);
+  deps.progress?.update({ stage: 'deciding', targets: targets.length, runs: runs.length });
   deps.log.debug({ targets: targets.length, runs: runs.length, namespaces: namespaces.size }, 'cluster read');
   logReadProblems(deps.log, runs);
   return { targets: inScope(targets, scope), runs, namespaces };
@@ -206,6 +219,7 @@ async function deleteCandidates(
       }
       const outcome = await deleteOne(deps, apis, decision.target);
       results.set(decision.target.uid, outcome.result);
+      deps.progress?.update({ stage: 'deleting', done: results.size, total: queue.length });
       if (outcome.error !== undefined) {
         failures.set(decision.target.uid, outcome.error);
       }
@@ -283,6 +297,59 @@ async function deleteOne(
   } catch (error) {
     return { result: 'failed', error: errorMessage(error) };
   }
+}
+
+/** Deleted and failed deletes get an Event; gone, changed and aborted ones do not (nothing was done to them). */
+function eventfulResults(decisions: readonly Decision[], results: ReadonlyMap<string, Result>): { decision: Decision; result: EventfulResult }[] {
+  return decisions.flatMap((decision) => {
+    const result = results.get(decision.target.uid);
+    return result === 'deleted' || result === 'failed' ? [{ decision, result }] : [];
+  });
+}
+
+/**
+ * One Event per result, one at a time after the delete phase (they never slow a delete).
+ * An Event that cannot be created is logged and never fails the pass: the report and the
+ * logs still say what happened.
+ */
+async function recordEvents(deps: SweepDeps, items: readonly { decision: Decision; result: EventfulResult }[]): Promise<void> {
+  const events = deps.events;
+  if (events === undefined || items.length === 0) return;
+  let failed = 0;
+  let firstError = '';
+  for (const [index, { decision, result }] of items.entries()) {
+    deps.progress?.update({ stage: 'recording-events', done: index, total: items.length });
+    try {
+      await events.record(decision, result, deps.now());
+    } catch (error) {
+      failed++;
+      firstError ||= errorMessage(error);
+      deps.log.debug({ namespace: decision.target.namespace, name: decision.target.name, err: errorMessage(error) }, 'could not record an Event');
+    }
+  }
+  deps.progress?.update({ stage: 'recording-events', done: items.length, total: items.length });
+  if (failed > 0) deps.log.warn({ failed, events: items.length, err: firstError }, `could not record ${failed} of ${items.length} Events; the pass goes on`);
+}
+
+export type ExplainOutcome = { kind: 'not-served' } | { kind: 'not-found' } | { kind: 'done'; explanation: Explanation };
+
+/**
+ * `explain`: reads the target, the runs of its namespace and the namespace (never a list
+ * across the cluster), and whether the selector matches it; the decision is the core's.
+ */
+export async function explainTarget(config: Config, name: TargetName, deps: Pick<SweepDeps, 'now'> & { cluster: Pick<KubeCluster, 'discover' | 'readTarget' | 'listRuns' | 'readNamespaces' | 'targetMatches'> }): Promise<ExplainOutcome> {
+  const apis = await deps.cluster.discover();
+  if (apis === null) return { kind: 'not-served' };
+  const target = await deps.cluster.readTarget(apis, name.namespace, name.name);
+  if (target === null) return { kind: 'not-found' };
+  const only: Scope = { namespaces: [name.namespace], excludeNamespaces: [], selector: '' };
+  const runs = await deps.cluster.listRuns(apis, only);
+  const namespaces = await deps.cluster.readNamespaces(only);
+  const selectorMatches = await deps.cluster.targetMatches(apis, target, config.selector);
+  const policy: Policy = { labelPrefix: config.labelPrefix, minAgeMs: config.minAgeMs, retainFor: config.retainFor };
+  const scope = scopeVerdict(config, name.namespace, selectorMatches);
+  const explanation = explain({ target, runs, namespace: namespaces.get(name.namespace), scope }, policy, deps.now());
+  return { kind: 'done', explanation };
 }
 
 function logDeletion(log: Logger, decision: Decision, outcome: { result: Result; error?: string }): void {

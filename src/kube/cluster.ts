@@ -148,6 +148,20 @@ export class KubeCluster {
     return { changed, goneUids };
   }
 
+  /** One target by name (for explain); null when it does not exist. */
+  async readTarget(apis: ServedApis, namespace: string, name: string): Promise<TargetRecord | null> {
+    const object = await getObject(this.http, apis.target, namespace, name);
+    return object === null ? null : toTargetRecord(object);
+  }
+
+  /** Whether the label selector matches the target, as the API server reads the selector. */
+  async targetMatches(apis: ServedApis, target: Pick<TargetRecord, 'namespace' | 'name'>, selector: string): Promise<boolean> {
+    if (selector === '') return true;
+    const fieldSelector = `metadata.name=${target.name}`;
+    const list = await listAll(this.http, apis.target, { namespace: target.namespace, fieldSelector, labelSelector: selector, pageSize: 1 }, identityOf);
+    return list.records.length > 0;
+  }
+
   async deleteTarget(apis: ServedApis, target: TargetRecord): Promise<DeleteOutcome> {
     return deleteIfUnchanged(this.http, apis.target, target, {
       uid: target.uid,

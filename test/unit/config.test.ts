@@ -43,6 +43,7 @@ describe('parseConfig: defaults', () => {
       requestTimeoutMs: 60_000,
       output: 'text',
       logLevel: 'info',
+      events: false,
     });
   });
 
@@ -167,6 +168,22 @@ const VALID: ValidRow[] = [
   { flag: 'context', argv: ['--context', 'arn:aws:eks:eu-west-1:1:cluster/ci'], expect: { context: 'arn:aws:eks:eu-west-1:1:cluster/ci' } },
   // From the variable.
   { flag: 'context', argv: [], env: { TRGC_CONTEXT: 'kind-ci' }, expect: { context: 'kind-ci' } },
+  // A bare boolean flag is true.
+  { flag: 'events', argv: ['--events'], expect: { events: true } },
+  // The chart turns Events on through the variable.
+  { flag: 'events', argv: [], env: { TRGC_EVENTS: 'true' }, expect: { events: true } },
+  // Five fields with names, ranges and steps, kept as written and as five fields.
+  { flag: 'schedule', argv: ['--schedule', '*/15 8-18 * * MON-FRI'], expect: { schedule: { text: '*/15 8-18 * * MON-FRI', fields: '*/15 8-18 * * MON-FRI' } } },
+  // A descriptor, written out as five fields, from the variable.
+  { flag: 'schedule', argv: [], env: { TRGC_SCHEDULE: '@hourly' }, expect: { schedule: { text: '@hourly', fields: '0 * * * *' } } },
+  // A tz database name, with a schedule.
+  { flag: 'time-zone', argv: ['--schedule', '@daily', '--time-zone', 'Europe/Berlin'], expect: { timeZone: 'Europe/Berlin' } },
+  // From the variables.
+  { flag: 'time-zone', argv: [], env: { TRGC_SCHEDULE: '0 3 * * *', TRGC_TIME_ZONE: 'America/New_York' }, expect: { timeZone: 'America/New_York' } },
+  // A Pushgateway in the cluster.
+  { flag: 'pushgateway-url', argv: ['--pushgateway-url', 'http://pushgateway.monitoring:9091'], expect: { pushgatewayUrl: 'http://pushgateway.monitoring:9091' } },
+  // https with a path, from the variable.
+  { flag: 'pushgateway-url', argv: [], env: { TRGC_PUSHGATEWAY_URL: 'https://metrics.example.com/push' }, expect: { pushgatewayUrl: 'https://metrics.example.com/push' } },
 ];
 
 describe('parseConfig: valid values', () => {
@@ -192,7 +209,29 @@ const NAMESPACE_EXPECTED =
 const SELECTOR_EXPECTED = 'expected a label selector such as "app=ci,tier!=cache,env in (prod,staging),!legacy"';
 const MIN_AGE_EXPECTED = 'expected a duration such as 30m, 1h, 2d or PT1H';
 
+const SCHEDULE_EXPECTED = 'expected five cron fields such as "17 * * * *" or "0 3 * * MON-FRI", or @hourly, @daily, @weekly, @monthly, @yearly';
+
 const INVALID: InvalidRow[] = [
+  // A boolean takes only true or false.
+  { flag: 'events', argv: ['--events=on'], message: '--events "on": expected true or false, such as --dry-run, --dry-run=false or TRGC_DRY_RUN=true' },
+  // Six fields (seconds): Kubernetes takes five.
+  { flag: 'schedule', argv: ['--schedule', '0 */5 * * * *'], message: `--schedule "0 */5 * * * *": 6 fields; ${SCHEDULE_EXPECTED}` },
+  // A minute out of range, as cron-parser says it.
+  { flag: 'schedule', argv: [], env: { TRGC_SCHEDULE: '60 * * * *' }, message: `TRGC_SCHEDULE "60 * * * *": Constraint error, got value 60 expected range 0-59; ${SCHEDULE_EXPECTED}` },
+  // An unknown zone.
+  {
+    flag: 'time-zone',
+    argv: ['--schedule', '@daily', '--time-zone', 'Europe/Berlinn'],
+    message: '--time-zone "Europe/Berlinn": expected a tz database time zone such as Europe/Berlin, America/New_York or Etc/UTC',
+  },
+  // A zone without a schedule does nothing, so it is a mistake.
+  { flag: 'time-zone', argv: ['--time-zone', 'Etc/UTC'], message: '--time-zone "Etc/UTC": applies only with --schedule, such as --schedule "0 3 * * *" --time-zone Etc/UTC' },
+  // Not a URL a push can go to.
+  {
+    flag: 'pushgateway-url',
+    argv: ['--pushgateway-url', 'pushgateway:9091'],
+    message: '--pushgateway-url "pushgateway:9091": expected an http or https URL without a query, such as http://pushgateway.monitoring:9091',
+  },
   // A boolean takes only true or false after `=`.
   {
     flag: 'dry-run',
@@ -319,7 +358,7 @@ const INVALID: InvalidRow[] = [
   // Typos in a chart's variables are caught too.
   { argv: [], env: { TRGC_DRYRUN: 'true' }, message: 'unknown variable TRGC_DRYRUN: did you mean TRGC_DRY_RUN?' },
   // run is the only command.
-  { argv: ['delete'], message: 'unknown command "delete": the only command is run (the default), such as tekton-resource-gc run --dry-run' },
+  { argv: ['delete'], message: 'unknown command "delete": the commands are run (the default) and explain, such as tekton-resource-gc run --dry-run' },
   // Nothing follows the command but flags.
   { argv: ['run', 'ci'], message: 'unexpected argument "ci": tekton-resource-gc run takes flags only, such as tekton-resource-gc run --dry-run --namespace ci' },
 ];

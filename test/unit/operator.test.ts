@@ -1,0 +1,442 @@
+/**
+ * Issue 8's pure parts: when a target becomes collectable, explain and its renderers, the
+ * explain command line, schedules and time zones, the schedule loop on an injected clock,
+ * the progress line, Events and metrics.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { ConfigError, parseConfig } from '../../src/config.js';
+import { collectableAt, type Collectable, type CollectableFacts } from '../../src/core/collectable.js';
+import { explain, scopeVerdict } from '../../src/core/explain.js';
+import type { Decision, Reason } from '../../src/core/types.js';
+import { EVENT_REASONS, REPORTING_CONTROLLER, eventFor } from '../../src/kube/events.js';
+import { DELETION_RESULTS, passMetrics, pushUrl } from '../../src/metrics.js';
+import { TerminalProgress, progressLine } from '../../src/progress.js';
+import { buildReport } from '../../src/report/build.js';
+import { renderExplanationJson, renderExplanationText } from '../../src/report/explain.js';
+import { nextTick, parseSchedule, parseTimeZone, runOnSchedule } from '../../src/schedule.js';
+import { DAY, HOUR, NOW, POLICY, activeRun, at, run, target } from '../fixtures/unit/records.js';
+
+const KEY = 'tekton-resource-gc.io';
+const NOW_MS = NOW.getTime();
+const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'golden');
+
+function assertGolden(name: string, actual: string): void {
+  const path = join(GOLDEN_DIR, name);
+  if (process.env.UPDATE_GOLDEN === '1') {
+    mkdirSync(GOLDEN_DIR, { recursive: true });
+    writeFileSync(path, actual);
+    return;
+  }
+  assert.ok(existsSync(path), `golden file ${path} is missing: run the tests with UPDATE_GOLDEN=1 to create it`);
+  assert.equal(actual, readFileSync(path, 'utf8'), `output differs from ${path}; if the change is intended, run with UPDATE_GOLDEN=1`);
+}
+
+describe('collectableAt', () => {
+  const created = NOW_MS - 10 * HOUR;
+  const base: CollectableFacts = { reason: 'too-young', createdMs: created, minAgeMs: HOUR };
+  const rows: { row: string; facts: Partial<CollectableFacts>; expect: Collectable }[] = [
+    // A delete decision: now, whatever the bounds.
+    { row: 'runs-finished is now', facts: { reason: 'runs-finished' }, expect: { when: 'now' } },
+    { row: 'unreferenced is now', facts: { reason: 'unreferenced', retainFor: { kind: 'forever' } }, expect: { when: 'now' } },
+    // Rules that time alone does not lift.
+    { row: 'retained: never', facts: { reason: 'retained' }, expect: { when: 'never', until: 'its retain label or annotation is removed or set to "false"' } },
+    { row: 'namespace retained: never', facts: { reason: 'namespace-retained' }, expect: { when: 'never', until: 'the retain label of its namespace is removed or set to "false"' } },
+    { row: 'invalid retention: never', facts: { reason: 'retention-invalid' }, expect: { when: 'never', until: 'its retention value is fixed or removed' } },
+    { row: 'unreadable run: never', facts: { reason: 'unreadable-run' }, expect: { when: 'never', until: 'the run with references of an unexpected shape is fixed or deleted' } },
+    { row: 'active run: never, even with a short retain-until', facts: { reason: 'referenced-by-active-run', retainUntilMs: NOW_MS + HOUR }, expect: { when: 'never', until: 'every run that references it has finished' } },
+    // Time bounds: the latest wins.
+    { row: 'too young, nothing else: created + min age', facts: { minAgeMs: 12 * HOUR }, expect: { when: 'at', atMs: created + 12 * HOUR, bound: 'min-age' } },
+    { row: 'retain-until later than min age', facts: { reason: 'retain-until', retainUntilMs: NOW_MS + DAY }, expect: { when: 'at', atMs: NOW_MS + DAY, bound: 'retain-until' } },
+    { row: 'min age later than retain-until', facts: { minAgeMs: 2 * DAY, retainUntilMs: NOW_MS + HOUR }, expect: { when: 'at', atMs: created + 2 * DAY, bound: 'min-age' } },
+    {
+      row: 'retain-for counts from the last finish',
+      facts: { reason: 'retain-for', retainFor: { kind: 'duration', ms: 7 * DAY, text: '7d' }, lastFinishMs: NOW_MS - DAY },
+      expect: { when: 'at', atMs: NOW_MS + 6 * DAY, bound: 'retain-for' },
+    },
+    {
+      row: 'retain-for counts from creation when no run finished',
+      facts: { reason: 'retain-for', retainFor: { kind: 'duration', ms: DAY, text: '1d' } },
+      expect: { when: 'at', atMs: created + DAY, bound: 'retain-for' },
+    },
+    {
+      row: 'all three: retain-until is the latest',
+      facts: { reason: 'retain-until', retainUntilMs: NOW_MS + 30 * DAY, retainFor: { kind: 'duration', ms: 7 * DAY, text: '7d' }, lastFinishMs: NOW_MS },
+      expect: { when: 'at', atMs: NOW_MS + 30 * DAY, bound: 'retain-until' },
+    },
+    // forever and an unreadable creation time never end.
+    { row: 'retain-for forever: never', facts: { reason: 'retain-for', retainFor: { kind: 'forever' } }, expect: { when: 'never', until: 'its retain-for "forever" is changed' } },
+    { row: 'creation time unreadable: never', facts: { createdMs: undefined }, expect: { when: 'never', until: 'its creation time can be read' } },
+  ];
+  for (const { row, facts, expect } of rows) {
+    it(row, () => assert.deepEqual(collectableAt({ ...base, ...facts }), expect));
+  }
+
+  it('agrees with decide: at the instant it names, the target is collectable, and a second before it is not', () => {
+    const t = target('src', { createdAt: at(-30 * 60_000), labels: { [`${KEY}/retain-for`]: '2h' } });
+    const runs = [run('build', ['src'], { finishedAt: at(-10 * 60_000) })];
+    const explanation = explain({ target: t, runs, namespace: undefined, scope: { inScope: true } }, POLICY, NOW);
+    assert.equal(explanation.collectable.when, 'at');
+    const atMs = (explanation.collectable as { atMs: number }).atMs;
+    const then = explain({ target: t, runs, namespace: undefined, scope: { inScope: true } }, POLICY, new Date(atMs));
+    const before = explain({ target: t, runs, namespace: undefined, scope: { inScope: true } }, POLICY, new Date(atMs - 1000));
+    assert.equal(then.decision.action, 'delete');
+    assert.equal(before.decision.action, 'keep');
+  });
+});
+
+describe('explain', () => {
+  const inScope = { inScope: true } as const;
+
+  it('names the rule, the runs, every retention setting with its end, and when it becomes collectable', () => {
+    const t = target('src-abc', { createdAt: at(-3 * HOUR), labels: { [`${KEY}/retain-for`]: '7d' }, annotations: { [`${KEY}/retain-until`]: at(2 * DAY) } });
+    const runs = [run('build-abc', ['src-abc'], { finishedAt: at(-2 * HOUR) }), run('other', ['x'])];
+    const explanation = explain({ target: t, runs, namespace: { name: 'ci', labels: {} }, scope: inScope }, POLICY, NOW);
+    assert.equal(explanation.rule, 7);
+    assert.equal(explanation.decision.reason, 'retain-until');
+    assert.deepEqual(explanation.decision.references.map((ref) => ref.name), ['build-abc']);
+    assert.deepEqual(
+      explanation.retention.map((fact) => [fact.setting, fact.source, fact.value, fact.expiresMs]),
+      [
+        ['retain-until', `annotation ${KEY}/retain-until`, at(2 * DAY), NOW_MS + 2 * DAY],
+        ['retain-for', `label ${KEY}/retain-for`, '7d', NOW_MS - 2 * HOUR + 7 * DAY],
+        ['min-age', '--min-age', '1h', NOW_MS - 2 * HOUR],
+      ],
+    );
+    assert.deepEqual(explanation.collectable, { when: 'at', atMs: NOW_MS - 2 * HOUR + 7 * DAY, bound: 'retain-for' });
+  });
+
+  it('shows the namespace retain label, and the global retain-for as --retain-for', () => {
+    const explanation = explain(
+      { target: target('t'), runs: [], namespace: { name: 'ci', labels: { [`${KEY}/retain`]: 'true' } }, scope: inScope },
+      { ...POLICY, retainFor: { kind: 'forever' } },
+      NOW,
+    );
+    assert.equal(explanation.decision.reason, 'namespace-retained');
+    assert.deepEqual(
+      explanation.retention.map((fact) => [fact.setting, fact.source, fact.expiresMs]),
+      [
+        ['namespace retain', `label ${KEY}/retain on namespace ci`, 'never'],
+        ['retain-for', '--retain-for', 'never'],
+        ['min-age', '--min-age', NOW_MS - 3 * DAY + HOUR],
+      ],
+    );
+  });
+
+  it('keeps invalid values apart, as rule 3 says them', () => {
+    const explanation = explain({ target: target('t', { labels: { [`${KEY}/retain-for`]: '2x' } }), runs: [], namespace: undefined, scope: inScope }, POLICY, NOW);
+    assert.equal(explanation.decision.reason, 'retention-invalid');
+    assert.equal(explanation.rule, 3);
+    assert.deepEqual(explanation.invalid, [`label ${KEY}/retain-for "2x": expected a duration such as 12h, 7d, P7D or forever`]);
+  });
+
+  it('says when the scope leaves a target out', () => {
+    const scope = { namespaces: ['ci'], excludeNamespaces: ['team-b'], selector: 'app=ci' };
+    assert.deepEqual(scopeVerdict(scope, 'ci', true), { inScope: true });
+    assert.deepEqual(scopeVerdict(scope, 'team-b', true), { inScope: false, why: 'namespace team-b is excluded (--exclude-namespace)' });
+    assert.deepEqual(scopeVerdict(scope, 'team-a', true), { inScope: false, why: 'namespace team-a is not among the namespaces collected in (--namespace ci)' });
+    assert.deepEqual(scopeVerdict(scope, 'ci', false), { inScope: false, why: 'its labels do not match --selector "app=ci"' });
+  });
+
+  it('renders text and JSON (golden files)', () => {
+    const t = target('src-def456', { createdAt: at(-5 * HOUR), uid: '6a0d7c1e-3b7f-4c11-9a57-2f0c1d9e8b41', labels: { [`${KEY}/retain-for`]: '7d' } });
+    const runs = [
+      activeRun('build-def456', ['src-def456']),
+      run('lint-def456', ['src-def456'], { kind: 'TaskRun', finishedAt: at(-4 * HOUR) }),
+    ];
+    const explanation = explain({ target: t, runs, namespace: { name: 'ci', labels: {} }, scope: inScope }, POLICY, NOW);
+    assertGolden('explain-active.txt', renderExplanationText(explanation));
+    assertGolden('explain-active.json', renderExplanationJson(explanation));
+    const old = explain({ target: target('src-abc123', { uid: 'uid-src-abc123' }), runs: [run('build-abc123', ['src-abc123'])], namespace: undefined, scope: inScope }, POLICY, NOW);
+    assertGolden('explain-collectable.txt', renderExplanationText(old));
+  });
+});
+
+describe('parseConfig: explain', () => {
+  const explainOf = (argv: string[], env: Record<string, string> = {}) => {
+    const invocation = parseConfig(argv, env);
+    assert.equal(invocation.kind, 'explain');
+    return invocation as Extract<typeof invocation, { kind: 'explain' }>;
+  };
+  const errorOf = (argv: string[], env: Record<string, string> = {}): string => {
+    try {
+      parseConfig(argv, env);
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      return error.message;
+    }
+    assert.fail('expected a ConfigError');
+  };
+
+  it('takes NAMESPACE/NAME and the flags the decision depends on, from the line and the environment', () => {
+    const invocation = explainOf(['explain', 'ci/src-abc123.v2', '--min-age', '0s', '--output', 'json'], { TRGC_RETAIN_FOR: '7d', TRGC_QPS: '5' });
+    assert.deepEqual(invocation.target, { namespace: 'ci', name: 'src-abc123.v2' });
+    assert.equal(invocation.config.minAgeMs, 0);
+    assert.equal(invocation.config.output, 'json');
+    assert.deepEqual(invocation.config.retainFor, { kind: 'duration', ms: 7 * DAY, text: '7d' });
+    // A setting explain does not read is left at its default, even when its variable is set.
+    assert.equal(invocation.config.qps, 20);
+  });
+
+  const bad: [string[], string][] = [
+    [['explain'], 'explain needs the PipelineResource as NAMESPACE/NAME, such as tekton-resource-gc explain ci/src-abc123'],
+    [['explain', 'src-abc123'], 'explain "src-abc123": expected NAMESPACE/NAME of a PipelineResource, such as tekton-resource-gc explain ci/src-abc123'],
+    [['explain', 'Ci/x'], 'explain "Ci/x": expected NAMESPACE/NAME of a PipelineResource, such as tekton-resource-gc explain ci/src-abc123'],
+    [['explain', 'ci/a', 'ci/b'], 'unexpected argument "ci/b": explain takes one NAMESPACE/NAME, such as tekton-resource-gc explain ci/src-abc123'],
+    [['explain', 'ci/a', '--output', 'markdown'], '--output "markdown": explain writes text or json, such as --output json'],
+  ];
+  for (const [argv, message] of bad) it(`refuses ${argv.join(' ')}`, () => assert.equal(errorOf(argv), message));
+
+  it('refuses a flag explain does not read, naming those it does', () => {
+    assert.match(errorOf(['explain', 'ci/a', '--dry-run']), /^--dry-run does not apply to explain, which reads --namespace, --exclude-namespace, --selector, --min-age/);
+  });
+});
+
+describe('schedules', () => {
+  const rows: [string, string | undefined][] = [
+    // Five fields as Kubernetes takes them, kept.
+    ['17 * * * *', '17 * * * *'],
+    ['*/15 8-18 * * MON-FRI', '*/15 8-18 * * MON-FRI'],
+    ['0 0 1,15 JAN-JUN ?', '0 0 1,15 JAN-JUN ?'],
+    // Descriptors, written out.
+    ['@hourly', '0 * * * *'],
+    ['@daily', '0 0 * * *'],
+    ['@midnight', '0 0 * * *'],
+    ['@weekly', '0 0 * * 0'],
+    ['@monthly', '0 0 1 * *'],
+    ['@yearly', '0 0 1 1 *'],
+    ['@annually', '0 0 1 1 *'],
+    // Refused, as Kubernetes refuses them.
+    ['0 */5 * * * *', undefined], // seconds
+    ['* * * *', undefined], // four fields, which cron-parser alone would take
+    ['0 0 L * *', undefined],
+    ['0 0 * * 1#2', undefined],
+    ['H * * * *', undefined],
+    ['0 0 * * 7', undefined],
+    ['TZ=Europe/Berlin 0 3 * * *', undefined],
+    ['@every 1h', undefined],
+    ['@reboot', undefined],
+    ['61 * * * *', undefined],
+    ['hourly', undefined],
+    ['', undefined],
+  ];
+  for (const [text, fields] of rows) {
+    it(`${JSON.stringify(text)} -> ${fields ?? 'refused'}`, () => {
+      const parsed = parseSchedule(text);
+      assert.deepEqual(parsed.ok ? parsed.value : undefined, fields);
+      if (!parsed.ok) assert.doesNotMatch(parsed.error, /\n/);
+    });
+  }
+
+  it('time zones are tz database names', () => {
+    for (const zone of ['Etc/UTC', 'UTC', 'Europe/Berlin', 'America/Argentina/Buenos_Aires']) assert.ok(parseTimeZone(zone).ok, zone);
+    for (const zone of ['Europe/Berlinn', 'CEST+1', '', 'Mars/Olympus']) assert.ok(!parseTimeZone(zone).ok, zone);
+  });
+
+  it('the next tick is in the zone given, across a change to summer time', () => {
+    assert.equal(nextTick('0 3 * * *', 'Europe/Berlin', new Date('2026-03-28T12:00:00Z')).toISOString(), '2026-03-29T01:00:00.000Z');
+    assert.equal(nextTick('0 3 * * *', 'Etc/UTC', new Date('2026-03-28T12:00:00Z')).toISOString(), '2026-03-29T03:00:00.000Z');
+    // Strictly after: at a tick, the next one.
+    assert.equal(nextTick('* * * * *', 'Etc/UTC', new Date('2026-03-28T12:00:00Z')).toISOString(), '2026-03-28T12:01:00.000Z');
+    // Day of month and day of week both set: either matches, as in cron and Kubernetes.
+    assert.equal(nextTick('0 0 13 * 5', 'Etc/UTC', new Date('2026-03-01T00:00:00Z')).toISOString(), '2026-03-06T00:00:00.000Z');
+  });
+});
+
+describe('runOnSchedule, on an injected clock', () => {
+  const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+
+  function fakeClock(startIso: string) {
+    let nowMs = Date.parse(startIso);
+    const sleeps: number[] = [];
+    return {
+      now: () => new Date(nowMs),
+      sleep: async (ms: number) => {
+        sleeps.push(ms);
+        nowMs += ms;
+      },
+      advance: (ms: number) => (nowMs += ms),
+      sleeps,
+    };
+  }
+
+  it('makes a pass at each tick, skips ticks a long pass overran, and stops between passes with 0', async () => {
+    const clock = fakeClock('2026-11-29T12:00:30Z');
+    const controller = new AbortController();
+    const passesAt: string[] = [];
+    const lines: string[] = [];
+    const log = { ...silent, info: (_fields: unknown, message?: string) => void lines.push(message ?? '') };
+    const status = await runOnSchedule(
+      { text: '* * * * *', fields: '* * * * *', timeZone: 'Etc/UTC' },
+      {
+        now: clock.now,
+        sleep: clock.sleep,
+        signal: controller.signal,
+        log,
+        pass: async () => {
+          passesAt.push(clock.now().toISOString());
+          // The second pass takes 90 s: the tick at 12:03 is skipped.
+          if (passesAt.length === 2) clock.advance(90_000);
+          if (passesAt.length === 3) controller.abort();
+          return 3;
+        },
+      },
+    );
+    assert.deepEqual(passesAt, ['2026-11-29T12:01:00.000Z', '2026-11-29T12:02:00.000Z', '2026-11-29T12:04:00.000Z']);
+    // Stopped during the third pass: its status.
+    assert.equal(status, 3);
+    assert.deepEqual(lines.slice(0, 3), [
+      'next pass at 2026-11-29T12:01:00+00:00 (Etc/UTC)',
+      'next pass at 2026-11-29T12:02:00+00:00 (Etc/UTC)',
+      'next pass at 2026-11-29T12:04:00+00:00 (Etc/UTC)',
+    ]);
+  });
+
+  it('waits in steps of at most a minute, so a clock that jumps is noticed', async () => {
+    const clock = fakeClock('2026-11-29T12:00:00Z');
+    const controller = new AbortController();
+    let passes = 0;
+    const status = await runOnSchedule(
+      { text: '@hourly', fields: '0 * * * *', timeZone: 'Etc/UTC' },
+      {
+        now: clock.now,
+        sleep: async (ms, signal) => {
+          await clock.sleep(ms);
+          if (clock.sleeps.length === 70) controller.abort();
+          void signal;
+        },
+        signal: controller.signal,
+        log: silent,
+        pass: async () => {
+          passes++;
+          return 0;
+        },
+      },
+    );
+    assert.equal(status, 0, 'stopped while waiting');
+    assert.equal(passes, 1);
+    assert.ok(clock.sleeps.every((ms) => ms <= 60_000));
+  });
+});
+
+describe('progress', () => {
+  it('says each stage in one line', () => {
+    assert.equal(progressLine({ stage: 'listing-targets' }), 'listing PipelineResources…');
+    assert.equal(progressLine({ stage: 'listing-runs', targets: 1200 }), 'listing runs… (1200 PipelineResources)');
+    assert.equal(progressLine({ stage: 'deciding', targets: 1200, runs: 5400 }), 'deciding… (1200 PipelineResources, 5400 runs)');
+    assert.equal(progressLine({ stage: 'deleting', done: 120, total: 1000 }), 'deleting 120 of 1000 (12%)');
+    assert.equal(progressLine({ stage: 'recording-events', done: 3, total: 9 }), 'recording Events 3 of 9');
+  });
+
+  it('redraws one line in place, at most every 100 ms within a stage, always at a stage change and at the end, and clears it', () => {
+    let nowMs = 0;
+    const out: string[] = [];
+    const progress = new TerminalProgress({ write: (text: string) => out.push(text), columns: 40 }, () => nowMs);
+    progress.update({ stage: 'deleting', done: 1, total: 3 });
+    nowMs += 10;
+    progress.update({ stage: 'deleting', done: 2, total: 3 });
+    nowMs += 10;
+    progress.update({ stage: 'deleting', done: 3, total: 3 });
+    progress.update({ stage: 'recording-events', done: 0, total: 3 });
+    progress.clear();
+    assert.deepEqual(out, ['\rdeleting 1 of 3 (33%)\x1b[K', '\rdeleting 3 of 3 (100%)\x1b[K', '\rrecording Events 0 of 3\x1b[K', '\r\x1b[2K']);
+  });
+
+  it('never wraps: a line longer than the terminal is cut', () => {
+    const out: string[] = [];
+    new TerminalProgress({ write: (text: string) => out.push(text), columns: 21 }).update({ stage: 'deciding', targets: 123456, runs: 7891011 });
+    assert.equal(out[0], '\rdeciding… (123456 P…\x1b[K');
+  });
+});
+
+function deleteDecision(reason: Reason = 'runs-finished'): Decision {
+  return {
+    target: target('src-abc123', { uid: 'uid-1', resourceVersion: '42' }),
+    action: 'delete',
+    reason,
+    message: 'its only referencing run, PipelineRun build-abc123, finished at 2026-11-28T12:00:00Z',
+    references: [],
+    warnings: [],
+  };
+}
+
+describe('Events', () => {
+  it('regards the PipelineResource, with the reason of the result, the controller and the decision as its note', () => {
+    const event = eventFor(deleteDecision(), 'deleted', { now: new Date('2026-11-29T12:00:01.250Z'), instance: 'tekton-resource-gc-pod-1' });
+    assert.deepEqual(event, {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { generateName: 'src-abc123.', namespace: 'ci' },
+      eventTime: '2026-11-29T12:00:01.250000Z',
+      reportingController: REPORTING_CONTROLLER,
+      reportingInstance: 'tekton-resource-gc-pod-1',
+      action: 'Delete',
+      reason: 'Deleted',
+      type: 'Normal',
+      regarding: { apiVersion: 'tekton.dev/v1alpha1', kind: 'PipelineResource', namespace: 'ci', name: 'src-abc123', uid: 'uid-1', resourceVersion: '42' },
+      note: 'runs-finished: its only referencing run, PipelineRun build-abc123, finished at 2026-11-28T12:00:00Z',
+    });
+  });
+
+  it('has its own reason for a dry run and a failed delete (a warning)', () => {
+    const context = { now: NOW, instance: 'x' };
+    assert.deepEqual(EVENT_REASONS, { deleted: 'Deleted', 'would-delete': 'WouldDelete', failed: 'DeleteFailed' });
+    assert.equal(eventFor(deleteDecision(), 'would-delete', context)['reason'], 'WouldDelete');
+    assert.equal(eventFor(deleteDecision(), 'failed', context)['type'], 'Warning');
+  });
+
+  it('keeps the note within the 1 kB the API server takes', () => {
+    const decision = { ...deleteDecision(), message: 'é'.repeat(2000) };
+    const note = eventFor(decision, 'deleted', { now: NOW, instance: 'x' })['note'] as string;
+    assert.ok(Buffer.byteLength(note) <= 1024);
+    assert.ok(note.endsWith('…'));
+  });
+});
+
+describe('metrics', () => {
+  const report = buildReport({
+    dryRun: false,
+    startedAt: new Date('2026-11-29T12:00:00.000Z'),
+    finishedAt: new Date('2026-11-29T12:00:02.500Z'),
+    scope: { namespaces: [], excludeNamespaces: [], selector: '' },
+    runs: 7,
+    decisions: [deleteDecision(), { ...deleteDecision('unreferenced'), target: target('orphan', { uid: 'uid-2' }) }, { ...deleteDecision(), action: 'keep', reason: 'too-young', target: target('new', { uid: 'uid-3' }) }],
+    results: new Map([
+      ['uid-1', 'deleted'],
+      ['uid-2', 'failed'],
+    ]),
+    errors: [],
+  });
+
+  it('are the report in the Prometheus text format, every reason and result present', async () => {
+    const text = await passMetrics({ report, exitCode: 3, dryRun: false, startedAt: new Date(report.startedAt), finishedAt: new Date(report.finishedAt) }).metrics();
+    const samples = new Map(text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => [line.slice(0, line.lastIndexOf(' ')), Number(line.slice(line.lastIndexOf(' ') + 1))]));
+    assert.equal(samples.get('tekton_resource_gc_targets'), 3);
+    assert.equal(samples.get('tekton_resource_gc_runs'), 7);
+    assert.equal(samples.get('tekton_resource_gc_decisions{action="delete",reason="runs-finished"}'), 1);
+    assert.equal(samples.get('tekton_resource_gc_decisions{action="keep",reason="too-young"}'), 1);
+    assert.equal(samples.get('tekton_resource_gc_decisions{action="keep",reason="retained"}'), 0);
+    assert.equal(samples.get('tekton_resource_gc_deletions{result="deleted"}'), 1);
+    assert.equal(samples.get('tekton_resource_gc_deletions{result="failed"}'), 1);
+    assert.equal(samples.get('tekton_resource_gc_pass_duration_seconds'), 2.5);
+    assert.equal(samples.get('tekton_resource_gc_exit_code'), 3);
+    assert.equal(samples.get('tekton_resource_gc_last_pass_timestamp_seconds'), Date.parse(report.finishedAt) / 1000);
+    assert.ok(!samples.has('tekton_resource_gc_last_success_timestamp_seconds'), 'a failed pass does not claim a success');
+    assert.equal([...samples.keys()].filter((key) => key.startsWith('tekton_resource_gc_deletions{')).length, DELETION_RESULTS.length);
+    assert.match(text, /^# TYPE tekton_resource_gc_pass_duration_seconds gauge$/m);
+  });
+
+  it('a pass that ran as planned carries the time of the last success', async () => {
+    const text = await passMetrics({ report, exitCode: 0, dryRun: false, startedAt: new Date(report.startedAt), finishedAt: new Date(report.finishedAt) }).metrics();
+    assert.ok(text.includes(`\ntekton_resource_gc_last_success_timestamp_seconds ${Date.parse(report.finishedAt) / 1000}\n`));
+  });
+
+  it('are pushed under the job, below any path the URL has', () => {
+    assert.equal(pushUrl('http://pushgateway:9091').toString(), 'http://pushgateway:9091/metrics/job/tekton-resource-gc');
+    assert.equal(pushUrl('https://example.com/push/').toString(), 'https://example.com/push/metrics/job/tekton-resource-gc');
+  });
+});
