@@ -16,12 +16,16 @@ export const VERSIONS = {
 export type BinaryName = 'etcd' | 'kube-apiserver' | 'kubectl' | 'helm';
 export const BINARY_NAMES: readonly BinaryName[] = ['etcd', 'kube-apiserver', 'kubectl', 'helm'];
 
-/** Environment variables that point at an existing binary instead of building one. */
+/**
+ * Environment variables that point at an existing binary instead of building one: the
+ * names controller-runtime's envtest reads. Not TRGC_*: the collector refuses a TRGC_
+ * variable that names none of its flags.
+ */
 export const BINARY_ENV: Readonly<Record<BinaryName, string>> = {
-  etcd: 'TRGC_ETCD',
-  'kube-apiserver': 'TRGC_KUBE_APISERVER',
-  kubectl: 'TRGC_KUBECTL',
-  helm: 'TRGC_HELM',
+  etcd: 'TEST_ASSET_ETCD',
+  'kube-apiserver': 'TEST_ASSET_KUBE_APISERVER',
+  kubectl: 'TEST_ASSET_KUBECTL',
+  helm: 'TEST_ASSET_HELM',
 };
 
 /** Binaries looked up in `KUBEBUILDER_ASSETS`; kubectl only when present there. */
