@@ -93,6 +93,8 @@ maxRetries: max-retries
 requestTimeout: request-timeout
 output: output
 logLevel: log-level
+events: events
+pushgatewayUrl: pushgateway-url
 {{- end }}
 
 {{/*
@@ -145,7 +147,8 @@ The namespaces the collector looks in: all (empty), or the named ones less the e
 {{/*
 What the collector does with PipelineResources and runs: the same rules cluster-wide
 (ClusterRole) and per namespace (Role). It deletes PipelineResources only, reads runs,
-and changes nothing else. `watch` on runs lets a pass re-check changes since its listing.
+and changes nothing else but the Events it creates when `events` is on. `watch` on runs
+lets a pass re-check changes since its listing.
 */}}
 {{- define "tekton-resource-gc.tektonRules" -}}
 - apiGroups: ["tekton.dev"]
@@ -154,4 +157,10 @@ and changes nothing else. `watch` on runs lets a pass re-check changes since its
 - apiGroups: ["tekton.dev"]
   resources: ["pipelineruns", "taskruns"]
   verbs: ["get", "list", "watch"]
+{{- if .Values.events }}
+# An Event about each PipelineResource deleted or that a dry run would delete.
+- apiGroups: ["events.k8s.io"]
+  resources: ["events"]
+  verbs: ["create"]
+{{- end }}
 {{- end }}

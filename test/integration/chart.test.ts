@@ -40,8 +40,12 @@ const PACKAGE = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8
   bin: Record<string, string>;
 };
 
-/** Flags the chart deliberately does not set: the pod has no report file and uses its own credentials. */
-const FLAGS_NOT_IN_CHART: readonly FlagName[] = ['report-file', 'kubeconfig', 'context'];
+/**
+ * Flags the chart deliberately does not set: the pod has no report file and uses its own
+ * credentials, and the CronJob itself schedules the passes (its own `schedule` and
+ * `timeZone` values), so the collector never runs in schedule mode there.
+ */
+const FLAGS_NOT_IN_CHART: readonly FlagName[] = ['report-file', 'kubeconfig', 'context', 'schedule', 'time-zone'];
 
 /** A pass over everything, with no waiting: what the RBAC tests run. */
 const LIVE = { dryRun: false, minAge: '0s', output: 'json' };
@@ -247,6 +251,7 @@ const RESOURCES = [
   ['tekton.dev', 'pipelineruns'],
   ['tekton.dev', 'taskruns'],
   ['', 'namespaces'],
+  ['events.k8s.io', 'events'],
   ['', 'secrets'],
   ['', 'pods'],
   ['rbac.authorization.k8s.io', 'roles'],
@@ -357,6 +362,7 @@ describe('helm lint and helm template', () => {
     const role = find<V1ClusterRole>(release, 'ClusterRole');
     assert.deepEqual(rulesOf(role.rules), [
       ' namespaces [] get,list',
+      'events.k8s.io events [] create',
       'tekton.dev pipelineresources [] get,list,delete',
       'tekton.dev pipelineruns,taskruns [] get,list,watch',
     ]);
@@ -370,7 +376,7 @@ describe('helm lint and helm template', () => {
     assert.equal(release.objects.filter((object) => object.kind === 'Role').length, 2, 'no Role where nothing is collected');
     for (const namespace of ['team-a', 'team-b']) {
       const role = find<V1Role>(release, 'Role', 'gc-tekton-resource-gc', namespace);
-      assert.deepEqual(rulesOf(role.rules), ['tekton.dev pipelineresources [] get,list,delete', 'tekton.dev pipelineruns,taskruns [] get,list,watch']);
+      assert.deepEqual(rulesOf(role.rules), ['events.k8s.io events [] create', 'tekton.dev pipelineresources [] get,list,delete', 'tekton.dev pipelineruns,taskruns [] get,list,watch']);
       const binding = find<{ roleRef: unknown; subjects: unknown }>(release, 'RoleBinding', 'gc-tekton-resource-gc', namespace);
       assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'gc-tekton-resource-gc' });
       assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: serviceAccountOf(release), namespace: 'trgc-system' }]);
@@ -380,6 +386,21 @@ describe('helm lint and helm template', () => {
     assert.deepEqual(rulesOf(namespaces.rules), [' namespaces [team-a,team-b] get']);
     assert.deepEqual(configOf(containerOf(release)).namespaces, ['team-a', 'team-b', 'team-c']);
     assert.deepEqual(configOf(containerOf(release)).excludeNamespaces, ['team-c']);
+  });
+
+  test('without events, neither scope may create Events', async () => {
+    const everywhere = await render('gc', 'trgc-system', { events: false });
+    assert.deepEqual(rulesOf(find<V1ClusterRole>(everywhere, 'ClusterRole').rules), [
+      ' namespaces [] get,list',
+      'tekton.dev pipelineresources [] get,list,delete',
+      'tekton.dev pipelineruns,taskruns [] get,list,watch',
+    ]);
+    const named = await render('gc', 'trgc-system', { events: false, namespaces: ['team-a'] });
+    assert.deepEqual(rulesOf(find<V1Role>(named, 'Role', 'gc-tekton-resource-gc', 'team-a').rules), [
+      'tekton.dev pipelineresources [] get,list,delete',
+      'tekton.dev pipelineruns,taskruns [] get,list,watch',
+    ]);
+    assert.equal(envOf(containerOf(named))['TRGC_EVENTS'], 'false');
   });
 
   test('a scope that excludes every namespace it names is refused', async () => {
@@ -496,6 +517,8 @@ describe('values.schema.json', { concurrency: 4 }, () => {
     { why: 'bad duration: requestTimeout', values: { requestTimeout: '1 minute' }, names: /at '\/requestTimeout': '1 minute' does not match pattern/ },
     { why: 'out of range: pageSize', values: { pageSize: 20000 }, names: /at '\/pageSize': maximum: got 20,?000, want 10,?000/ },
     { why: 'bad schedule', values: { schedule: 'hourly' }, names: /at '\/schedule': 'hourly' does not match pattern/ },
+    { why: 'wrong type: a string for events', values: { events: 'on' }, names: /at '\/events': got string, want boolean/ },
+    { why: 'bad Pushgateway URL', values: { pushgatewayUrl: 'pushgateway:9091' }, names: /at '\/pushgatewayUrl': 'pushgateway:9091' does not match pattern/ },
     { why: 'bad resource quantity', values: { resources: { requests: { cpu: 'lots' } } }, names: /at '\/resources\/requests\/cpu': 'lots' does not match pattern/ },
   ];
 
@@ -553,6 +576,7 @@ describe('values reach the collector', () => {
       requestTimeoutMs: 60_000,
       output: 'text',
       logLevel: 'info',
+      events: true,
     });
   });
 
@@ -574,6 +598,8 @@ describe('values reach the collector', () => {
       requestTimeout: '45s',
       output: 'markdown',
       logLevel: 'warn',
+      events: false,
+      pushgatewayUrl: 'http://pushgateway.monitoring:9091',
     };
     assert.deepEqual(configOf(containerOf(await render('gc', 'trgc-system', values))), {
       command: 'run',
@@ -592,6 +618,8 @@ describe('values reach the collector', () => {
       requestTimeoutMs: 45_000,
       output: 'markdown',
       logLevel: 'warn',
+      events: false,
+      pushgatewayUrl: 'http://pushgateway.monitoring:9091',
     });
     const forever = configOf(containerOf(await render('gc', 'trgc-system', { retainFor: 'forever', maxDeletions: 0, qps: 1000 })));
     assert.deepEqual([forever.retainFor, forever.maxDeletions, forever.qps], [{ kind: 'forever' }, 0, 1000]);
@@ -622,7 +650,7 @@ describe("the collector under the chart's RBAC, with a token of the chart's Serv
     assert.deepEqual(await seed.remainingTargets('shop'), ['src-busy']);
 
     // What the authorizer allows it: exactly the chart's rules, in any namespace and cluster-wide.
-    const everywhere = [...TEKTON_ALLOWED, 'get namespaces', 'list namespaces'].sort();
+    const everywhere = [...TEKTON_ALLOWED, 'create events', 'get namespaces', 'list namespaces'].sort();
     assert.deepEqual(await allowed(release, 'shop'), everywhere);
     assert.deepEqual(await allowed(release, ''), everywhere);
   });
@@ -675,7 +703,7 @@ describe("the collector under the chart's RBAC, with a token of the chart's Serv
     assert.deepEqual(await seed.remainingTargets('elsewhere'), ['src-elsewhere']);
 
     // And the authorizer's whole answer: the Tekton rules in the collected namespaces, nothing elsewhere.
-    assert.deepEqual(await allowed(release, 'team-a'), TEKTON_ALLOWED);
+    assert.deepEqual(await allowed(release, 'team-a'), [...TEKTON_ALLOWED, 'create events'].sort());
     for (const namespace of ['team-c', 'elsewhere', '']) assert.deepEqual(await allowed(release, namespace), []);
     for (const name of ['team-a', 'team-c']) assert.deepEqual(await allowed(release, '', name), ['get namespaces']);
     assert.deepEqual(await allowed(release, '', 'elsewhere'), []);
