@@ -92,7 +92,8 @@ export class TerminalProgress implements Progress {
   }
 
   private draw(stage: PassStage): void {
-    const width = Math.max(20, (this.terminal.columns ?? 80) - 1);
+    // A terminal that does not know its size (a pty from script(1)) says 0 columns.
+    const width = Math.max(20, (this.terminal.columns || 80) - 1);
     const line = progressLine(stage);
     this.terminal.write(`\r${line.length > width ? `${line.slice(0, width - 1)}…` : line}\x1b[K`);
     this.shown = true;

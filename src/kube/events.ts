@@ -34,7 +34,8 @@ export function eventFor(decision: Decision, result: EventfulResult, context: Ev
   return {
     apiVersion: 'events.k8s.io/v1',
     kind: 'Event',
-    metadata: { generateName: `${target.name.slice(0, 200)}.`, namespace: target.namespace },
+    // Named as Kubernetes' own recorder names Events: `<object>.<nanoseconds in hex>`.
+    metadata: { name: eventName(target.name, context.now), namespace: target.namespace },
     // A MicroTime: RFC 3339 with six fractional digits.
     eventTime: context.now.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z'),
     reportingController: REPORTING_CONTROLLER,
@@ -52,6 +53,12 @@ export function eventFor(decision: Decision, result: EventfulResult, context: Ev
     },
     note: truncateBytes(note, MAX_NOTE_BYTES),
   };
+}
+
+/** `src-abc123.18b7a5c3e4f0a000`: unique per target and nanosecond, at most 253 characters. */
+export function eventName(targetName: string, now: Date, nanos: number = Math.floor(Math.random() * 1_000_000)): string {
+  const stamp = (BigInt(now.getTime()) * 1_000_000n + BigInt(nanos)).toString(16);
+  return `${targetName.slice(0, 253 - stamp.length - 1)}.${stamp}`;
 }
 
 function truncateBytes(text: string, max: number): string {

@@ -13,7 +13,7 @@ import { ConfigError, parseConfig } from '../../src/config.js';
 import { collectableAt, type Collectable, type CollectableFacts } from '../../src/core/collectable.js';
 import { explain, scopeVerdict } from '../../src/core/explain.js';
 import type { Decision, Reason } from '../../src/core/types.js';
-import { EVENT_REASONS, REPORTING_CONTROLLER, eventFor } from '../../src/kube/events.js';
+import { EVENT_REASONS, REPORTING_CONTROLLER, eventFor, eventName } from '../../src/kube/events.js';
 import { DELETION_RESULTS, passMetrics, pushUrl } from '../../src/metrics.js';
 import { TerminalProgress, progressLine } from '../../src/progress.js';
 import { buildReport } from '../../src/report/build.js';
@@ -370,7 +370,7 @@ describe('Events', () => {
     assert.deepEqual(event, {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
-      metadata: { generateName: 'src-abc123.', namespace: 'ci' },
+      metadata: { name: (event['metadata'] as { name: string }).name, namespace: 'ci' },
       eventTime: '2026-11-29T12:00:01.250000Z',
       reportingController: REPORTING_CONTROLLER,
       reportingInstance: 'tekton-resource-gc-pod-1',
@@ -380,6 +380,11 @@ describe('Events', () => {
       regarding: { apiVersion: 'tekton.dev/v1alpha1', kind: 'PipelineResource', namespace: 'ci', name: 'src-abc123', uid: 'uid-1', resourceVersion: '42' },
       note: 'runs-finished: its only referencing run, PipelineRun build-abc123, finished at 2026-11-28T12:00:00Z',
     });
+  });
+
+  it('is named as Kubernetes names Events: the object, a dot, the time in nanoseconds in hex', () => {
+    assert.equal(eventName('src-abc123', new Date('2026-11-29T12:00:01.250Z'), 42), `src-abc123.${(1_795_953_601_250n * 1_000_000n + 42n).toString(16)}`);
+    assert.equal(eventName('a'.repeat(253), NOW).length, 253);
   });
 
   it('has its own reason for a dry run and a failed delete (a warning)', () => {
