@@ -1,18 +1,31 @@
 import { REASONS } from '../core/types.js';
-import { countReasons, countResults } from './build.js';
-import { RESULTS, type Report, type ReportItem } from './model.js';
-import { describeReasons, describeReferences, describeResults, plural } from './text.js';
+import { countResults } from './build.js';
+import { RESULTS, type Report, type ReportItem, type Result } from './model.js';
+import { describeReferences, describeResults, describeResultsWithReasons, plural } from './text.js';
 
 /**
  * A report to paste into a pull-request comment or a chat message: the title says dry run
- * or live, the counts come first, and each namespace's targets sit in a collapsed
- * `<details>` block, so a pass over thousands of targets still reads in one screen.
+ * or live, the counts come first (overall, then one row per namespace), and each
+ * namespace's targets sit in a collapsed `<details>` block, so a pass over thousands of
+ * targets still reads in one screen.
  */
 export function renderMarkdown(report: Report): string {
-  const blocks = [title(report), overview(report), ...errorBlock(report), ...summaryTables(report)];
-  for (const [namespace, items] of groupByNamespace(report.items)) blocks.push(...namespaceSection(namespace, items));
+  const groups = groupByNamespace(report.items);
+  const blocks = [title(report), overview(report), ...errorBlock(report), ...summaryTables(report), ...namespaceTable(groups)];
+  for (const [namespace, items] of groups) blocks.push(...namespaceSection(namespace, items));
   return `${blocks.join('\n\n')}\n`;
 }
+
+/**
+ * Rows shown per namespace. A GitHub comment holds 65,536 characters and a table row
+ * about 200: past this many, the rows that matter most are shown (failures first, then
+ * what was or would be deleted, kept ones last) and the rest are counted; the JSON
+ * report has every one.
+ */
+export const MARKDOWN_ROWS_PER_NAMESPACE = 100;
+
+/** Which results a capped table shows first. */
+const RESULT_PRIORITY: readonly Result[] = ['failed', 'aborted', 'changed', 'gone', 'deleted', 'would-delete', 'kept'];
 
 /**
  * Makes text from the cluster (names, messages that quote annotation values) show as
@@ -72,6 +85,24 @@ function summaryTables(report: Report): string[] {
   ];
 }
 
+/** One row per namespace with its count of each result, when there is more than one namespace. */
+function namespaceTable(groups: ReadonlyMap<string, readonly ReportItem[]>): string[] {
+  if (groups.size < 2) return [];
+  const all = [...groups.values()].flat();
+  const columns = RESULTS.filter((result) => all.some((item) => item.result === result));
+  const rows = [...groups].map(([namespace, items]) => {
+    const counts = columns.map((result) => String(items.filter((item) => item.result === result).length));
+    return `| ${escapeMarkdown(namespace)} | ${items.length} | ${counts.join(' | ')} |`;
+  });
+  return [
+    [
+      `| namespace | targets | ${columns.map((result) => `\`${result}\``).join(' | ')} |`,
+      `| --- | ---: | ${columns.map(() => '---:').join(' | ')} |`,
+      ...rows,
+    ].join('\n'),
+  ];
+}
+
 function countRow(label: string, count: number | undefined): string[] {
   return count === undefined || count === 0 ? [] : [`| ${label} | ${count} |`];
 }
@@ -88,18 +119,30 @@ function groupByNamespace(items: readonly ReportItem[]): Map<string, ReportItem[
 }
 
 function namespaceSection(namespace: string, items: readonly ReportItem[]): string[] {
-  const counts = `${plural(items.length, 'target')}: ${describeResults(countResults(items))}`;
+  const shown = shownItems(items);
   const table = [
     '| name | action | result | reason | referencing runs | message |',
     '| --- | --- | --- | --- | --- | --- |',
-    ...items.map(itemRow),
+    ...shown.map(itemRow),
   ].join('\n');
+  const hidden = items.filter((item) => !shown.includes(item));
+  const more = hidden.length === 0 ? '' : `\n\n${plural(hidden.length, 'more target')} not shown: ${describeResults(countResults(hidden))}. The JSON report (\`--output json\`) lists every one.`;
+  const summary = hidden.length === 0 ? `${plural(items.length, 'target')} in ${escapeMarkdown(namespace)}` : `${shown.length} of ${items.length} targets in ${escapeMarkdown(namespace)}`;
   return [
     `### ${escapeMarkdown(namespace)}`,
-    `${counts} (${describeReasons(countReasons(items))})`,
+    // Each result with the reasons of its own targets, as the text report's summary line says it.
+    `${plural(items.length, 'target')}: ${describeResultsWithReasons(items)}`,
     // GitHub renders Markdown inside <details> only with a blank line after <summary>.
-    `<details>\n<summary>${plural(items.length, 'target')} in ${escapeMarkdown(namespace)}</summary>\n\n${table}\n\n</details>`,
+    `<details>\n<summary>${summary}</summary>\n\n${table}${more}\n\n</details>`,
   ];
+}
+
+/** Every item up to the cap; past it, the most important ones, still in name order. */
+function shownItems(items: readonly ReportItem[]): readonly ReportItem[] {
+  if (items.length <= MARKDOWN_ROWS_PER_NAMESPACE) return items;
+  const rank = (item: ReportItem): number => RESULT_PRIORITY.indexOf(item.result);
+  const chosen = new Set([...items].sort((a, b) => rank(a) - rank(b)).slice(0, MARKDOWN_ROWS_PER_NAMESPACE));
+  return items.filter((item) => chosen.has(item));
 }
 
 function itemRow(item: ReportItem): string {

@@ -38,11 +38,15 @@ export function summaryLine(report: Report): string {
   const { summary } = report;
   const counted = `${modeName(report)}: ${plural(summary.targets, 'target')}, ${plural(summary.runs, 'run')}`;
   if (summary.targets === 0) return `${counted}: nothing to do`;
-  const byResult = RESULTS.flatMap((result) => {
-    const items = report.items.filter((item) => item.result === result);
-    return items.length === 0 ? [] : [`${items.length} ${RESULT_PHRASES[result]} (${describeReasons(countReasons(items))})`];
-  });
-  return `${counted}: ${byResult.join(', ')}`;
+  return `${counted}: ${describeResultsWithReasons(report.items)}`;
+}
+
+/** e.g. `1 would be deleted (runs-finished 1), 2 kept (retained 1, too-young 1)`, in RESULTS order. */
+export function describeResultsWithReasons(items: readonly Pick<ReportItem, 'result' | 'reason'>[]): string {
+  return RESULTS.flatMap((result) => {
+    const withResult = items.filter((item) => item.result === result);
+    return withResult.length === 0 ? [] : [`${withResult.length} ${RESULT_PHRASES[result]} (${describeReasons(countReasons(withResult))})`];
+  }).join(', ');
 }
 
 export function modeName(report: Pick<Report, 'dryRun'>): string {

@@ -407,6 +407,31 @@ describe('renderMarkdown', () => {
     assert.ok(beforeDetails.split('\n').length < 30, 'the summary and the first heading fit in one screen');
     assert.equal(markdown.match(/<details>/g)?.length, 3);
     assert.match(markdown, /### ns-0\n\n1000 targets: 1000 would be deleted \(unreferenced 1000\)/);
+    // One row per namespace before any details, with the count of each result.
+    assert.ok(markdown.indexOf('| ns-2 | 1000 | 1000 |') < markdown.indexOf('### ns-0'));
+    // Each table is capped, and says how many more there are and where to find them.
+    assert.match(markdown, /<summary>100 of 1000 targets in ns-0<\/summary>/);
+    assert.match(markdown, /900 more targets not shown: 900 would be deleted\. The JSON report \(`--output json`\) lists every one\./);
+    assert.ok(markdown.length < 3 * 100 * 200, `${markdown.length} characters`);
+  });
+
+  it('a capped table shows failures first, then deletions, kept ones last, in name order', () => {
+    const many = Array.from({ length: 150 }, (_, i) =>
+      decision({ namespace: 'ci', name: `src-${String(i).padStart(3, '0')}`, action: i % 2 === 0 ? 'keep' : 'delete', reason: i % 2 === 0 ? 'too-young' : 'unreferenced', message: 'x' }),
+    );
+    const results = new Map<string, Result>([['uid-ci-src-149', 'failed']]);
+    const markdown = renderMarkdown(buildReport(pass({ dryRun: false, decisions: many, results })));
+    const names = [...markdown.matchAll(/^\| (src-\d+) \|/gm)].map((match) => match[1]);
+    assert.equal(names.length, 100);
+    assert.ok(names.includes('src-149'), 'the failure is shown');
+    assert.deepEqual(names, [...names].sort());
+    // 74 aborted deletes (no outcome recorded) and the failure, then 25 of the kept.
+    assert.equal(names.filter((name) => Number(name?.slice(4)) % 2 === 0).length, 25);
+    assert.match(markdown, /50 more targets not shown: 50 kept\./);
+  });
+
+  it('gives each result in a namespace the reasons of its own targets', () => {
+    assert.match(renderMarkdown(DRY_RUN), /^6 targets: 2 would be deleted \(runs-finished 2\), 4 kept \(referenced-by-active-run 2, too-young 1, retain-for 1\)$/m);
   });
 });
 
