@@ -1,5 +1,5 @@
 import { KubeError, type RequestPurpose } from './errors.js';
-import { errorFrom, type KubeHttp } from './http.js';
+import { errorFrom, type KubeHttp, type ListPage } from './http.js';
 
 /** A collection the API server serves: `group` is empty for the core group. */
 export interface ApiResource {
@@ -139,28 +139,33 @@ async function listOnce<T>(
       labelSelector: options.labelSelector,
       fieldSelector: options.fieldSelector,
     };
-    let page: unknown;
+    let page: ListPage<T>;
     try {
-      page = await http.json(why, {
-        method: 'GET',
-        path: collectionPath(resource, options.namespace),
-        query,
-        ...(options.accept === undefined ? {} : { accept: options.accept }),
-      });
+      // Item by item as the bytes arrive: a page is never held whole (http.ts list()).
+      page = await http.list(
+        why,
+        {
+          method: 'GET',
+          path: collectionPath(resource, options.namespace),
+          query,
+          ...(options.accept === undefined ? {} : { accept: options.accept }),
+        },
+        toRecord,
+      );
     } catch (error) {
       if (error instanceof KubeError && error.status === 410 && continueToken !== '') {
         throw new ExpiredContinue(error);
       }
       throw error;
     }
-    const { kind, items, metadata } = page as { kind?: unknown; items?: unknown; metadata?: { continue?: unknown; resourceVersion?: unknown } };
+    const { kind, items, metadata } = page.envelope as { kind?: unknown; items?: unknown; metadata?: { continue?: unknown; resourceVersion?: unknown } };
     // An empty PartialObjectMetadataList comes without `items`; anything else must have them.
     const emptyList = items == null && typeof kind === 'string' && kind.endsWith('List');
     if (!Array.isArray(items) && !emptyList) {
       throw new KubeError(0, why, 'the list answer has no items array');
     }
-    for (const item of Array.isArray(items) ? items : []) {
-      records.push(toRecord(item));
+    for (const record of page.records) {
+      records.push(record);
     }
     continueToken = typeof metadata?.continue === 'string' ? metadata.continue : '';
     if (typeof metadata?.resourceVersion === 'string') {

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeError, isRetryable, type RequestPurpose } from './errors.js';
+import { ListScanner, MalformedListError } from './listbody.js';
 
 /** How hard to try before a request counts as failed for good. */
 export interface RetryPolicy {
@@ -57,7 +58,27 @@ export interface KubeRequest {
 export interface KubeResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
+  /** Empty when a 2xx body went to a sink instead (list()). */
   body: Buffer;
+  /** What the sink made of a 2xx body. */
+  streamed?: unknown;
+}
+
+/** Takes a 2xx body chunk by chunk instead of it being collected whole. */
+interface BodySink {
+  write(chunk: Buffer): void;
+  end(): unknown;
+}
+
+/** A failure of the caller's own code while a body streamed: passed on as it is, never retried. */
+class ConsumerFailure {
+  constructor(readonly error: unknown) {}
+}
+
+/** The answer of list(): the list without its items (kind, metadata), and a record per item. */
+export interface ListPage<T> {
+  envelope: unknown;
+  records: T[];
 }
 
 export interface HttpOptions {
@@ -139,15 +160,43 @@ export class KubeHttp {
     return this.withRetries(purpose, request, (response) => response);
   }
 
+  /**
+   * A GET of a list whose items are turned into records one by one as the bytes arrive
+   * (listbody.ts): neither the page's text nor its whole tree is ever held, only each item's.
+   * Retried like json(); an attempt that fails leaves no records behind. What `toRecord`
+   * throws ends the call as it is.
+   */
+  async list<T>(purpose: RequestPurpose, request: KubeRequest, toRecord: (item: unknown) => T): Promise<ListPage<T>> {
+    let records: T[] = [];
+    const sink = (): BodySink => {
+      records = [];
+      const scanner = new ListScanner((item) => {
+        try {
+          records.push(toRecord(item));
+        } catch (error) {
+          throw new ConsumerFailure(error);
+        }
+      });
+      return { write: (chunk) => scanner.write(chunk), end: () => scanner.end() };
+    };
+    return this.withRetries(
+      purpose,
+      request,
+      (response) => (response.status >= 200 && response.status <= 299 ? { envelope: response.streamed, records } : errorFrom(response, purpose)),
+      sink,
+    );
+  }
+
   private async withRetries<T>(
     purpose: RequestPurpose,
     request: KubeRequest,
     interpret: (response: KubeResponse) => T | KubeError,
+    sink?: () => BodySink,
   ): Promise<T> {
     const { retry } = this.options;
     const started = Date.now();
     for (let attempt = 1; ; attempt++) {
-      const response = await this.attempt(purpose, request);
+      const response = await this.attempt(purpose, request, sink);
       const outcome = response instanceof KubeError ? response : interpret(response);
       if (!(outcome instanceof KubeError)) {
         return outcome;
@@ -241,15 +290,23 @@ export class KubeHttp {
     };
   }
 
-  private async attempt(purpose: RequestPurpose, request: KubeRequest): Promise<KubeResponse | KubeError> {
+  private async attempt(purpose: RequestPurpose, request: KubeRequest, sink?: () => BodySink): Promise<KubeResponse | KubeError> {
     const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
     const options = await this.requestOptions(request, payload);
     this.stats.requests++;
     try {
       const response = await new Promise<KubeResponse>((resolve, reject) => {
         const req = this.transport().request(options, (res) => {
-          collect(res)
-            .then((body) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
+          const status = res.statusCode ?? 0;
+          const answer =
+            sink !== undefined && status >= 200 && status <= 299
+              ? drain(res, sink()).then(({ bytes, streamed }) => ({ status, headers: res.headers, body: Buffer.alloc(0), streamed, bytes }))
+              : collect(res).then((body) => ({ status, headers: res.headers, body, bytes: body.length }));
+          answer
+            .then(({ bytes, ...received }) => {
+              this.stats.bytesReceived += bytes;
+              resolve(received);
+            })
             .catch(reject)
             .finally(() => clearTimeout(deadline));
         });
@@ -266,9 +323,9 @@ export class KubeHttp {
         });
         req.end(payload);
       });
-      this.stats.bytesReceived += response.body.length;
       return response.status >= 429 || response.status === 0 ? errorFrom(response, purpose) : response;
     } catch (error) {
+      if (error instanceof ConsumerFailure) throw error.error;
       return networkError(error, purpose);
     }
   }
@@ -291,6 +348,45 @@ function collect(res: http.IncomingMessage): Promise<Buffer> {
         return;
       }
       resolve(Buffer.concat(chunks));
+    });
+    res.on('error', reject);
+    res.on('aborted', () => reject(new Error('the response was aborted')));
+  });
+}
+
+/**
+ * Hands a 2xx body to `sink` as it arrives. A body cut short, or not JSON, is rejected like
+ * a broken connection (and so retried); a failure of the caller's code is passed on as it is.
+ */
+function drain(res: http.IncomingMessage, sink: BodySink): Promise<{ bytes: number; streamed: unknown }> {
+  return new Promise((resolve, reject) => {
+    let bytes = 0;
+    let failed = false;
+    const fail = (error: unknown): void => {
+      failed = true;
+      res.destroy();
+      reject(error instanceof MalformedListError ? new Error(`the response was not valid JSON (${error.message})`) : error);
+    };
+    res.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      bytes += chunk.length;
+      try {
+        sink.write(chunk);
+      } catch (error) {
+        fail(error);
+      }
+    });
+    res.on('end', () => {
+      if (failed) return;
+      if (!res.complete) {
+        reject(new Error('the connection closed before the whole response arrived'));
+        return;
+      }
+      try {
+        resolve({ bytes, streamed: sink.end() });
+      } catch (error) {
+        fail(error);
+      }
     });
     res.on('error', reject);
     res.on('aborted', () => reject(new Error('the response was aborted')));
