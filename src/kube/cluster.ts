@@ -83,8 +83,9 @@ export class KubeCluster {
           toRunRecord(item, kind),
         ),
       );
+      // One push per record: a spread of 150,000 records overflows the call stack.
       for (const list of lists) {
-        runs.push(...list.records);
+        for (const run of list.records) runs.push(run);
       }
     }
     return runs;
@@ -181,7 +182,7 @@ export class KubeCluster {
         { namespace, fieldSelector, pageSize: this.pageSize, accept: METADATA_ONLY },
         identityOf,
       );
-      identities.push(...list.records);
+      for (const identity of list.records) identities.push(identity);
     }
     return identities;
   }
