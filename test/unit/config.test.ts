@@ -357,7 +357,7 @@ const INVALID: InvalidRow[] = [
   { argv: ['-n', 'ci'], message: 'unknown flag -n: see --help for the flags and variables' },
   // Typos in a chart's variables are caught too.
   { argv: [], env: { TRGC_DRYRUN: 'true' }, message: 'unknown variable TRGC_DRYRUN: did you mean TRGC_DRY_RUN?' },
-  // run is the only command.
+  // run and explain are the only commands.
   { argv: ['delete'], message: 'unknown command "delete": the commands are run (the default) and explain, such as tekton-resource-gc run --dry-run' },
   // Nothing follows the command but flags.
   { argv: ['run', 'ci'], message: 'unexpected argument "ci": tekton-resource-gc run takes flags only, such as tekton-resource-gc run --dry-run --namespace ci' },
