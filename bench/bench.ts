@@ -13,7 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../harness/controlplane.js';
-import { deleteRate, median, readFloor, runCollector, type CliRun, type FloorResult } from './measure.js';
+import { deleteRate, median, readFloor, readFloorInChild, runCollector, type CliRun, type FloorResult } from './measure.js';
 import { LIVE_NAMESPACE, type ClusterShape } from './objects.js';
 import { RawApi, clearLiveTargets, seedCluster, seedLiveTargets, type SeedResult } from './seed.js';
 
@@ -161,12 +161,18 @@ async function benchScale(flags: BenchFlags, scale: number, entryPath: string): 
 
     const floors: FloorResult[] = [];
     const dryRuns: CliRun[] = [];
+    const floor = (): Promise<FloorResult> => readFloorInChild(controlPlane.server, controlPlane.adminToken, flags.pageSize, ROOT);
+    const dryRun = async (): Promise<CliRun> => checkRun('dry run', await runCollector({ entry: entryPath, args: ['--dry-run', ...common], cwd: ROOT }), 0);
     for (let round = 1; round <= flags.repeat; round++) {
-      floors.push(await readFloor(api, flags.pageSize));
-      const dry = await runCollector({ entry: entryPath, args: ['--dry-run', ...common], cwd: ROOT });
-      checkRun('dry run', dry, 0);
-      dryRuns.push(dry);
-      log(`round ${round}/${flags.repeat}: read floor ${seconds(floors.at(-1)?.ms)}, dry run ${seconds(dry.ms)}, peak RSS ${mib(dry.maxRssBytes)}`);
+      // Which goes first alternates, so that neither always meets the server just after the other.
+      if (round % 2 === 1) {
+        floors.push(await floor());
+        dryRuns.push(await dryRun());
+      } else {
+        dryRuns.push(await dryRun());
+        floors.push(await floor());
+      }
+      log(`round ${round}/${flags.repeat}: read floor ${seconds(floors.at(-1)?.ms)}, dry run ${seconds(dryRuns.at(-1)?.ms)}, peak RSS ${mib(dryRuns.at(-1)?.maxRssBytes ?? 0)}`);
     }
     if (flags.profileDir !== undefined) {
       const dir = join(flags.profileDir, `scale-${scale}`);
@@ -233,10 +239,11 @@ async function benchScale(flags: BenchFlags, scale: number, entryPath: string): 
   }
 }
 
-function checkRun(what: string, run: CliRun, expected: number): void {
+function checkRun(what: string, run: CliRun, expected: number): CliRun {
   if (run.exitCode !== expected || run.summary === undefined) {
     throw new Error(`the collector's ${what} exited ${run.exitCode} (expected ${expected}) ${run.summary === undefined ? "without a 'pass finished' line" : ''}:\n${run.stderrTail}`);
   }
+  return run;
 }
 
 const round1 = (n: number): number => Math.round(n * 10) / 10;

@@ -48,6 +48,24 @@ export async function readFloor(api: RawApi, pageSize: number): Promise<FloorRes
   return { ms: performance.now() - started, bytes, requests, items };
 }
 
+/** readFloor() in a fresh process (bench/floor.ts), so that no benchmark garbage slows it down. */
+export async function readFloorInChild(server: string, token: string, pageSize: number, cwd: string): Promise<FloorResult> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(cwd, 'bench', 'floor.ts'), server, token, String(pageSize)], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  if (code !== 0) throw new Error(`the read floor failed (exit ${code}): ${stderr.slice(-2000)}`);
+  return JSON.parse(stdout) as FloorResult;
+}
+
 /** The fields of the collector's 'pass finished' log line the benchmark reads. */
 export interface PassSummary {
   targets?: number;

@@ -153,6 +153,7 @@ function* seedTasks(api: RawApi, shape: ClusterShape, nowMs: number, sent: { byt
         const { object, status } = pipelineRunObjects(run, prBytes, nowMs);
         const childNames = Array.from({ length: run.children }, (_, i) => childTaskRunName(run.name, i));
         const parent = await createWithStatus(api, 'PipelineRun', object, status(childNames));
+        // Never `sent.bytes += await …`: that reads the sum before the await and loses the other workers' additions.
         sent.bytes += parent.bytes;
         for (const [i, child] of childNames.entries()) {
           // Children of a running PipelineRun: the first has finished, the next still runs.
@@ -162,7 +163,8 @@ function* seedTasks(api: RawApi, shape: ClusterShape, nowMs: number, sent: { byt
             trBytes,
             nowMs,
           );
-          sent.bytes += (await createWithStatus(api, 'TaskRun', objects.object, objects.status())).bytes;
+          const created = await createWithStatus(api, 'TaskRun', objects.object, objects.status());
+          sent.bytes += created.bytes;
         }
         return 1 + childNames.length;
       };
@@ -170,7 +172,8 @@ function* seedTasks(api: RawApi, shape: ClusterShape, nowMs: number, sent: { byt
     for (const run of plan.taskRuns) {
       yield async () => {
         const { object, status } = taskRunObjects(run, trBytes, nowMs);
-        sent.bytes += (await createWithStatus(api, 'TaskRun', object, status())).bytes;
+        const created = await createWithStatus(api, 'TaskRun', object, status());
+        sent.bytes += created.bytes;
         return 1;
       };
     }

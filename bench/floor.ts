@@ -1,0 +1,18 @@
+// node --import tsx bench/floor.ts SERVER TOKEN PAGE_SIZE
+// The read floor in a process of its own (a fresh heap, like the collector's), timed from its
+// first request to its last parse; one JSON line on stdout. bench.ts runs it.
+import { readFloor } from './measure.js';
+import { RawApi } from './seed.js';
+
+const [server, token, pageSize] = process.argv.slice(2);
+if (server === undefined || token === undefined || pageSize === undefined) {
+  process.stderr.write('usage: node --import tsx bench/floor.ts SERVER TOKEN PAGE_SIZE\n');
+  process.exitCode = 2;
+} else {
+  const api = new RawApi(server, token, 1);
+  try {
+    process.stdout.write(`${JSON.stringify(await readFloor(api, Number(pageSize)))}\n`);
+  } finally {
+    api.close();
+  }
+}
