@@ -697,7 +697,9 @@ describe("the collector under the chart's RBAC, with a token of the chart's Serv
     assert.equal(await statusOf(custom.listNamespacedCustomObject({ ...where, namespace: 'team-c' })), 403);
     assert.equal(await statusOf(custom.listClusterCustomObject(where)), 403);
     assert.equal(await statusOf(custom.deleteNamespacedCustomObject({ ...where, namespace: 'elsewhere', name: 'src-elsewhere' })), 403);
-    assert.equal(await statusOf(core.readNamespace({ name: 'team-c' })), 200);
+    // Excluded namespaces are never read, so not even their Namespace object is granted.
+    assert.equal(await statusOf(core.readNamespace({ name: 'team-a' })), 200);
+    assert.equal(await statusOf(core.readNamespace({ name: 'team-c' })), 403);
     assert.equal(await statusOf(core.readNamespace({ name: 'elsewhere' })), 403);
     assert.equal(await statusOf(core.listNamespace()), 403);
     assert.deepEqual(await seed.remainingTargets('elsewhere'), ['src-elsewhere']);
@@ -705,8 +707,8 @@ describe("the collector under the chart's RBAC, with a token of the chart's Serv
     // And the authorizer's whole answer: the Tekton rules in the collected namespaces, nothing elsewhere.
     assert.deepEqual(await allowed(release, 'team-a'), [...TEKTON_ALLOWED, 'create events'].sort());
     for (const namespace of ['team-c', 'elsewhere', '']) assert.deepEqual(await allowed(release, namespace), []);
-    for (const name of ['team-a', 'team-c']) assert.deepEqual(await allowed(release, '', name), ['get namespaces']);
-    assert.deepEqual(await allowed(release, '', 'elsewhere'), []);
+    for (const name of ['team-a', 'team-b']) assert.deepEqual(await allowed(release, '', name), ['get namespaces']);
+    for (const name of ['team-c', 'elsewhere']) assert.deepEqual(await allowed(release, '', name), []);
   });
 });
 
