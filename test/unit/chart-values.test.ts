@@ -235,8 +235,16 @@ describe('values.schema.json against the collector', () => {
   });
 });
 
-describe('the README section', () => {
-  const README = read('chart/README-section.md');
+/** The README's Helm section, from its heading to the next section of the same level. */
+function helmSection(readme: string): string {
+  const start = readme.indexOf('\n## Install on a cluster with Helm\n');
+  assert.ok(start >= 0, 'the README has a Helm section');
+  const end = readme.indexOf('\n## ', start + 1);
+  return readme.slice(start, end < 0 ? readme.length : end);
+}
+
+describe("the README's Helm section", () => {
+  const README = helmSection(read('README.md'));
   const rows = new Map(
     [...README.matchAll(/^\| `([\w.]+)` \| ([^|]+) \| `([^`]*)` \| (.+) \|$/gm)].map((match) => [match[1] ?? '', { type: match[2] ?? '', defaultValue: match[3] ?? '' }]),
   );
