@@ -217,7 +217,7 @@ function sourceOf(flag: FlagName, given: ReadonlyMap<FlagName, string[]>, env: R
 function toConfig(settings: Settings): Config {
   const config: Config = {
     command: 'run',
-    dryRun: settings.one('dry-run', parseBoolean, DEFAULTS.dryRun),
+    dryRun: settings.one('dry-run', parseBoolean('dry-run'), DEFAULTS.dryRun),
     namespaces: settings.list('namespace', parseNamespace),
     excludeNamespaces: settings.list('exclude-namespace', parseNamespace),
     selector: settings.one('selector', parseSelector, ''),
@@ -231,7 +231,7 @@ function toConfig(settings: Settings): Config {
     requestTimeoutMs: settings.one('request-timeout', parseRequestTimeout, DEFAULTS.requestTimeoutMs),
     output: settings.one('output', oneOfParser(OUTPUT_FORMATS, 'json'), DEFAULTS.output),
     logLevel: settings.one('log-level', oneOfParser(LOG_LEVELS, 'debug'), DEFAULTS.logLevel),
-    events: settings.one('events', parseBoolean, DEFAULTS.events),
+    events: settings.one('events', parseBoolean('events'), DEFAULTS.events),
   };
   addOptionalSettings(config, settings);
   return config;
@@ -469,9 +469,12 @@ function expected(what: string): Parsed<never> {
   return { ok: false, error: `expected ${what}` };
 }
 
-function parseBoolean(text: string): Parsed<boolean> {
-  if (text === 'true' || text === 'false') return ok(text === 'true');
-  return expected('true or false, such as --dry-run, --dry-run=false or TRGC_DRY_RUN=true');
+/** A boolean flag's parser; its error shows that flag's own forms. */
+function parseBoolean(flag: FlagName): (text: string) => Parsed<boolean> {
+  return (text) => {
+    if (text === 'true' || text === 'false') return ok(text === 'true');
+    return expected(`true or false, such as --${flag}, --${flag}=false or ${envVarName(flag)}=true`);
+  };
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

@@ -26,6 +26,10 @@ interface BadCase {
 const FLAG_CASES: BadCase[] = [
   { what: 'a boolean that is not true or false', argv: ['--dry-run=maybe'], names: '--dry-run', shows: /such as --dry-run, --dry-run=false/ },
   { what: 'a boolean variable of 1', argv: [], env: { TRGC_DRY_RUN: '1' }, names: 'TRGC_DRY_RUN', shows: /such as --dry-run/ },
+  { what: 'an events switch that is not true or false', argv: [], env: { TRGC_EVENTS: 'yes' }, names: 'TRGC_EVENTS', shows: /such as --events, --events=false/ },
+  { what: 'a schedule with a minute out of range', argv: ['--schedule', '61 * * * *'], names: '--schedule', shows: /such as "17 \* \* \* \*"/ },
+  { what: 'a time zone nobody has', argv: ['--schedule', '@hourly', '--time-zone', 'Mars/Olympus'], names: '--time-zone', shows: /such as Europe\/Berlin/ },
+  { what: 'a pushgateway that is not http', argv: [], env: { TRGC_PUSHGATEWAY_URL: 'ftp://pushgateway:9091' }, names: 'TRGC_PUSHGATEWAY_URL', shows: /such as http:\/\/pushgateway\.monitoring:9091/ },
   { what: 'a namespace with upper case', argv: ['--namespace', 'Team_A'], names: '--namespace', shows: /such as team-a/ },
   { what: 'a namespace list with an empty member', argv: [], env: { TRGC_NAMESPACE: 'ci,,b' }, names: 'TRGC_NAMESPACE', shows: /such as team-a/ },
   { what: 'an exclusion ending in a dash', argv: ['--exclude-namespace', 'kube-'], names: '--exclude-namespace', shows: /such as team-a/ },

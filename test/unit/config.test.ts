@@ -213,7 +213,7 @@ const SCHEDULE_EXPECTED = 'expected five cron fields such as "17 * * * *" or "0 
 
 const INVALID: InvalidRow[] = [
   // A boolean takes only true or false.
-  { flag: 'events', argv: ['--events=on'], message: '--events "on": expected true or false, such as --dry-run, --dry-run=false or TRGC_DRY_RUN=true' },
+  { flag: 'events', argv: ['--events=on'], message: '--events "on": expected true or false, such as --events, --events=false or TRGC_EVENTS=true' },
   // Six fields (seconds): Kubernetes takes five.
   { flag: 'schedule', argv: ['--schedule', '0 */5 * * * *'], message: `--schedule "0 */5 * * * *": 6 fields; ${SCHEDULE_EXPECTED}` },
   // A minute out of range, as cron-parser says it.
