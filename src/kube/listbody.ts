@@ -43,14 +43,27 @@ export class ListScanner {
 
   write(chunk: Buffer): void {
     let from = 0;
+    // Most bytes are inside strings (scripts, messages): jump over them with indexOf, keeping
+    // the next backslash's place so that a chunk is searched for one only once.
+    let nextBackslash = -1;
     for (let i = 0; i < chunk.length; i++) {
-      const byte = chunk[i];
       if (this.inString) {
-        if (this.escaped) this.escaped = false;
-        else if (byte === BACKSLASH) this.escaped = true;
-        else if (byte === QUOTE) this.inString = false;
+        if (this.escaped) {
+          this.escaped = false;
+          continue;
+        }
+        if (nextBackslash < i) nextBackslash = indexOrEnd(chunk, BACKSLASH, i);
+        const quote = indexOrEnd(chunk, QUOTE, i);
+        if (nextBackslash < quote) {
+          i = nextBackslash;
+          this.escaped = true;
+        } else {
+          i = quote;
+          this.inString = quote === chunk.length;
+        }
         continue;
       }
+      const byte = chunk[i];
       if (byte === QUOTE) {
         this.inString = true;
       } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
@@ -106,6 +119,11 @@ export class ListScanner {
     this.items++;
     this.onItem(parse(bytes));
   }
+}
+
+function indexOrEnd(chunk: Buffer, byte: number, from: number): number {
+  const index = chunk.indexOf(byte, from);
+  return index === -1 ? chunk.length : index;
 }
 
 function isBlank(bytes: Buffer): boolean {
