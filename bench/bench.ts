@@ -114,10 +114,11 @@ interface ScaleResult {
   runs: number;
   namespaces: number;
   seed: (SeedResult & { reused: false }) | { reused: true };
-  floor: { ms: number; bytes: number; requests: number; items: number; samplesMs: number[] };
+  floor: { ms: number; cpuMs: number; bytes: number; requests: number; items: number; samplesMs: number[] };
   dryRun: {
     ms: number;
     samplesMs: number[];
+    cpuMs: number;
     maxRssBytes: number;
     rssMethod: string;
     requests: number;
@@ -207,10 +208,11 @@ async function benchScale(flags: BenchFlags, scale: number, entryPath: string): 
       runs: shape.runs,
       namespaces: shape.namespaces,
       seed,
-      floor: { ms: floorMs, bytes: floors[0]?.bytes ?? 0, requests: floorRequests, items: expectedItems, samplesMs: floors.map((floor) => round1(floor.ms)) },
+      floor: { ms: floorMs, cpuMs: median(floors.map((floor) => floor.cpuMs ?? 0)), bytes: floors[0]?.bytes ?? 0, requests: floorRequests, items: expectedItems, samplesMs: floors.map((floor) => round1(floor.ms)) },
       dryRun: {
         ms: dryMs,
         samplesMs: dryRuns.map((run) => round1(run.ms)),
+        cpuMs: median(dryRuns.map((run) => run.cpuMs)),
         maxRssBytes: Math.max(...dryRuns.map((run) => run.maxRssBytes)),
         rssMethod: lastDry.rssMethod,
         requests: dryRequests,
@@ -252,16 +254,18 @@ const seconds = (ms: number | undefined): string => `${((ms ?? 0) / 1000).toFixe
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 
 function renderTable(results: readonly ScaleResult[]): string {
-  const header = ['scale', 'targets', 'runs', 'seed', 'floor', 'floor MiB', 'floor req', 'dry run', 'ratio', 'peak RSS', 'dry req', 'live deletes/s', 'qps'];
+  const header = ['scale', 'targets', 'runs', 'seed', 'floor', 'floor CPU', 'floor MiB', 'floor req', 'dry run', 'dry CPU', 'ratio', 'peak RSS', 'dry req', 'live deletes/s', 'qps'];
   const rows = results.map((r) => [
     `${r.scale}x`,
     String(r.targets),
     String(r.runs),
     r.seed.reused ? 'reused' : seconds(r.seed.ms),
     seconds(r.floor.ms),
+    seconds(r.floor.cpuMs),
     (r.floor.bytes / 1024 / 1024).toFixed(1),
     String(r.floor.requests),
     seconds(r.dryRun.ms),
+    seconds(r.dryRun.cpuMs),
     `${r.dryRun.ratio.toFixed(2)}x`,
     mib(r.dryRun.maxRssBytes),
     String(r.dryRun.requests),

@@ -19,6 +19,8 @@ export const COLLECTIONS = [
 
 export interface FloorResult {
   ms: number;
+  /** CPU time of the reading process (user + system), when known. */
+  cpuMs?: number;
   bytes: number;
   requests: number;
   items: number;
@@ -30,6 +32,7 @@ export interface FloorResult {
  */
 export async function readFloor(api: RawApi, pageSize: number): Promise<FloorResult> {
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   let bytes = 0;
   let requests = 0;
   let items = 0;
@@ -45,7 +48,8 @@ export async function readFloor(api: RawApi, pageSize: number): Promise<FloorRes
       continueToken = page.metadata?.continue ?? '';
     } while (continueToken !== '');
   }
-  return { ms: performance.now() - started, bytes, requests, items };
+  const cpu = process.cpuUsage(cpuBefore);
+  return { ms: performance.now() - started, cpuMs: (cpu.user + cpu.system) / 1000, bytes, requests, items };
 }
 
 /** readFloor() in a fresh process (bench/floor.ts), so that no benchmark garbage slows it down. */
@@ -83,6 +87,8 @@ export interface CliRun {
   ms: number;
   /** Peak resident set size of the collector's process, in bytes. */
   maxRssBytes: number;
+  /** CPU time of the collector's process (user + system), from GNU time; 0 when polled. */
+  cpuMs: number;
   /** How the peak was read: `time` (GNU time, the kernel's ru_maxrss) or `poll` (VmHWM read every 20 ms). */
   rssMethod: 'time' | 'poll';
   summary: PassSummary | undefined;
@@ -114,7 +120,7 @@ export async function runCollector(options: CliOptions): Promise<CliRun> {
     options.entry,
     ...options.args,
   ];
-  const [command, args] = useTime ? [GNU_TIME, ['-f', '%M', '-o', rssFile, process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
+  const [command, args] = useTime ? [GNU_TIME, ['-f', '%M %U %S', '-o', rssFile, process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
   const started = performance.now();
   const child = spawn(command, args, {
     cwd: options.cwd,
@@ -143,9 +149,11 @@ export async function runCollector(options: CliOptions): Promise<CliRun> {
   });
   const ms = performance.now() - started;
   if (poller !== undefined) clearInterval(poller);
-  const maxRssKb = useTime ? Number((await readFile(rssFile, 'utf8')).trim().split('\n').pop()) : peakPolled;
+  // GNU time's last line: peak RSS in KiB, user and system seconds.
+  const [rssKb = 0, user = 0, system = 0] = useTime ? ((await readFile(rssFile, 'utf8')).trim().split('\n').pop() ?? '').split(' ').map(Number) : [peakPolled, 0, 0];
+  const maxRssKb = rssKb;
   await rm(scratch, { recursive: true, force: true });
-  return { exitCode, ms, maxRssBytes: maxRssKb * 1024, rssMethod: useTime ? 'time' : 'poll', summary, deletedAt, stdoutBytes, stderrTail };
+  return { exitCode, ms, maxRssBytes: maxRssKb * 1024, cpuMs: (user + system) * 1000, rssMethod: useTime ? 'time' : 'poll', summary, deletedAt, stdoutBytes, stderrTail };
 }
 
 async function pollHwm(pid: number | undefined): Promise<number> {
