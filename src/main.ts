@@ -42,7 +42,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
 /** The client for the API server; a ConfigError when the kubeconfig or its credentials cannot be used. */
 async function connect(config: Config, env: NodeJS.ProcessEnv): Promise<KubeHttp> {
   // Loaded here, not at the top: @kubernetes/client-node takes most of the start-up time,
-    // and --help or a bad flag should answer without it.
+  // and --help or a bad flag should answer without it.
   const { loadKubeConfig } = await import('./kube/connect.js');
   const kubeConfig = loadKubeConfig(config, env);
   return KubeHttp.create(kubeConfig, httpOptions(config)).catch((error: unknown) => {
