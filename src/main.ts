@@ -12,6 +12,7 @@ import { TerminalProgress } from './progress.js';
 import { EXPLAIN_RENDERERS } from './report/explain.js';
 import { renderReport } from './report/render.js';
 import { localTimeZone, runOnSchedule } from './schedule.js';
+import { abortableSleep } from './sleep.js';
 import { explainTarget, runPass } from './sweep.js';
 
 const EXIT_USAGE = 2;
@@ -202,21 +203,6 @@ function stopOnSignals(log: Logger): { signal: AbortSignal; dispose: () => void 
       process.off('SIGINT', onSignal);
     },
   };
-}
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) {
-    return Promise.resolve();
-  }
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done);
-  });
 }
 
 function packageVersion(): string {

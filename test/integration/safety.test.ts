@@ -8,55 +8,12 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
-import { parseConfig, type Config } from '../../src/config.js';
 import { KubeCluster } from '../../src/kube/cluster.js';
 import { DEFAULT_RETRY, KubeHttp } from '../../src/kube/http.js';
-import { runPass, type PassOutcome, type SweepDeps } from '../../src/sweep.js';
 import { outcomes, reportOf, runCli } from '../support/cli.js';
+import { passInProcess } from '../support/pass.js';
 import { Seeder } from '../support/seed.js';
 import { gitResource, pipelineRun } from '../support/tekton.js';
-
-const silent: SweepDeps['log'] = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
-
-function configFor(args: string[]): Config {
-  const invocation = parseConfig(args, {});
-  assert.equal(invocation.kind, 'run');
-  return invocation.config;
-}
-
-/**
- * One pass in this process, through the real adapter, with `afterRunsListed` run between
- * the listing and the re-check: the moment a race would hurt.
- */
-async function passWithRace(controlPlane: ControlPlane, args: string[], afterRunsListed: () => Promise<void>): Promise<PassOutcome & { kind: 'done' }> {
-  const http = await KubeHttp.create(controlPlane.kubeConfig(), { maxSockets: 4, retry: DEFAULT_RETRY, requestTimeoutMs: 30_000 });
-  const real = new KubeCluster(http, 500);
-  const cluster: SweepDeps['cluster'] = {
-    discover: () => real.discover(),
-    listTargets: (apis, scope) => real.listTargets(apis, scope),
-    listRuns: async (apis, scope) => {
-      const runs = await real.listRuns(apis, scope);
-      await afterRunsListed();
-      return runs;
-    },
-    readNamespaces: (scope) => real.readNamespaces(scope),
-    runsChangedSince: (...args) => real.runsChangedSince(...args),
-    deleteTarget: (apis, target) => real.deleteTarget(apis, target),
-  };
-  try {
-    const outcome = await runPass(configFor(args), {
-      cluster,
-      now: () => new Date(),
-      log: silent,
-      signal: new AbortController().signal,
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    });
-    assert.equal(outcome.kind, 'done');
-    return outcome;
-  } finally {
-    http.close();
-  }
-}
 
 describe('safe deletes on Tekton v0.45 CRDs', () => {
   let controlPlane: ControlPlane;
@@ -99,9 +56,9 @@ describe('safe deletes on Tekton v0.45 CRDs', () => {
     await seed.namespace('race-changed');
     await seed.create(gitResource({ name: 'src-relabelled', namespace: 'race-changed' }, 'abc'));
     await seed.create(gitResource({ name: 'src-untouched', namespace: 'race-changed' }, 'def'));
-    const outcome = await passWithRace(controlPlane, ['--namespace', 'race-changed', '--min-age', '0s'], () =>
-      seed.label('PipelineResource', 'race-changed', 'src-relabelled', { 'tekton-resource-gc.io/retain': 'true' }),
-    );
+    const { outcome } = await passInProcess(controlPlane.kubeConfig(), ['--namespace', 'race-changed', '--min-age', '0s'], {
+      afterRunsListed: () => seed.label('PipelineResource', 'race-changed', 'src-relabelled', { 'tekton-resource-gc.io/retain': 'true' }),
+    });
     assert.deepEqual(outcomes(outcome.report), {
       'race-changed/src-relabelled': 'unreferenced changed',
       'race-changed/src-untouched': 'unreferenced deleted',
@@ -114,8 +71,10 @@ describe('safe deletes on Tekton v0.45 CRDs', () => {
     await seed.namespace('race-new-run');
     await seed.create(gitResource({ name: 'src-claimed', namespace: 'race-new-run' }, 'abc'));
     await seed.create(gitResource({ name: 'src-free', namespace: 'race-new-run' }, 'def'));
-    const outcome = await passWithRace(controlPlane, ['--namespace', 'race-new-run', '--min-age', '0s'], async () => {
-      await seed.create(pipelineRun('v1beta1', { name: 'build-late', namespace: 'race-new-run' }, { resources: ['src-claimed'] }), { state: 'pending' });
+    const { outcome } = await passInProcess(controlPlane.kubeConfig(), ['--namespace', 'race-new-run', '--min-age', '0s'], {
+      afterRunsListed: async () => {
+        await seed.create(pipelineRun('v1beta1', { name: 'build-late', namespace: 'race-new-run' }, { resources: ['src-claimed'] }), { state: 'pending' });
+      },
     });
     assert.deepEqual(outcomes(outcome.report), {
       'race-new-run/src-claimed': 'referenced-by-active-run kept',

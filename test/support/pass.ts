@@ -9,6 +9,7 @@ import { parseConfig, type Config } from '../../src/config.js';
 import type { TargetRecord } from '../../src/core/types.js';
 import { KubeCluster } from '../../src/kube/cluster.js';
 import { KubeHttp, httpOptions, type TrafficStats } from '../../src/kube/http.js';
+import { abortableSleep } from '../../src/sleep.js';
 import { runPass, type PassOutcome, type SweepDeps } from '../../src/sweep.js';
 
 export interface LogLine {
@@ -50,19 +51,6 @@ export function capturingLogger(): { log: SweepDeps['log']; lines: LogLine[] } {
       else lines.push({ level, fields: (fields ?? {}) as Record<string, unknown>, message: message ?? '' });
     };
   return { log: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } as SweepDeps['log'], lines };
-}
-
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done);
-  });
 }
 
 export async function passInProcess(kubeConfig: KubeConfig, args: readonly string[], hooks: PassHooks = {}): Promise<InProcessPass> {
