@@ -1,5 +1,5 @@
 // npm run bench -- [--targets 10000] [--runs 40000] [--namespaces 50] [--pr-kb 8] [--tr-kb 4]
-//   [--qps 50] [--live-deletes 2000] [--scale 1,2,4] [--reuse] [--repeat 3] ...
+//   [--qps 50] [--live-deletes 2000] [--scale 1,2,4] [--reuse] [--repeat 3] [--watch-cache] ...
 //
 // Starts the local control plane, seeds it through the API (or reuses seeded data), then
 // measures on the same server: the read floor, the collector's dry-run pass (wall time,
@@ -33,6 +33,7 @@ interface BenchFlags {
   profileDir: string | undefined;
   entry: 'dist' | 'src';
   build: boolean;
+  watchCache: boolean;
 }
 
 class UsageError extends Error {}
@@ -67,6 +68,7 @@ function parseFlags(args: readonly string[]): BenchFlags {
         profile: { type: 'string' },
         entry: { type: 'string', default: 'dist' },
         'no-build': { type: 'boolean', default: false },
+        'watch-cache': { type: 'boolean', default: false },
       },
       strict: true,
       allowPositionals: false,
@@ -97,6 +99,7 @@ function parseFlags(args: readonly string[]): BenchFlags {
     profileDir: values['profile'] === undefined ? undefined : resolve(text('profile')),
     entry,
     build: values['no-build'] !== true,
+    watchCache: values['watch-cache'] === true,
   };
 }
 
@@ -141,7 +144,7 @@ async function benchScale(flags: BenchFlags, scale: number, entryPath: string): 
   if (dataDir !== undefined && !reusable) await rm(dataDir, { recursive: true, force: true }); // a seed that did not finish
   const loadBefore = loadavg();
   log(`scale ${scale}: ${shape.targets} targets, ${shape.runs} runs in ${shape.namespaces} namespaces${dataDir === undefined ? '' : `; data in ${dataDir}`}`);
-  const controlPlane = await startControlPlane({ crds: 'v0.45', ...(dataDir !== undefined && { dataDir }), log });
+  const controlPlane = await startControlPlane({ crds: 'v0.45', ...(dataDir !== undefined && { dataDir }), watchCache: flags.watchCache, log });
   const api = new RawApi(controlPlane.server, controlPlane.adminToken, flags.seedConcurrency);
   try {
     let seed: ScaleResult['seed'];
@@ -313,6 +316,7 @@ async function main(args: readonly string[]): Promise<number> {
     command: `npm run bench -- ${args.join(' ')}`.trim(),
     entry: flags.entry,
     pageSize: flags.pageSize,
+    watchCache: flags.watchCache,
     repeat: flags.repeat,
     results,
   };
