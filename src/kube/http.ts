@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { Connection } from './connect.js';
 import { KubeError, isRetryable, type RequestPurpose } from './errors.js';
 import { ListScanner, MalformedListError } from './listbody.js';
 
@@ -95,7 +95,7 @@ const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => set
 
 /**
  * The one way this program talks to the API server: JSON over HTTP(S) with the
- * credentials of a KubeConfig, one keep-alive agent for all requests, and retries with
+ * credentials of a Connection, one keep-alive agent for all requests, and retries with
  * backoff for throttling and server errors. It knows nothing about decisions.
  */
 export class KubeHttp {
@@ -105,31 +105,19 @@ export class KubeHttp {
   private readonly sleep: (ms: number) => Promise<void>;
 
   private constructor(
-    private readonly kubeConfig: KubeConfig,
+    private readonly connection: Connection,
     private readonly options: HttpOptions,
-    tls: https.AgentOptions,
   ) {
-    const cluster = kubeConfig.getCurrentCluster();
-    if (cluster === null) {
-      throw new Error('the kubeconfig has no current cluster');
-    }
-    this.base = new URL(cluster.server);
-    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, ...tls };
+    this.base = new URL(connection.server);
+    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, ...connection.tls };
     this.agent = this.base.protocol === 'http:' ? new http.Agent(agentOptions) : new https.Agent(agentOptions);
     this.sleep = options.sleep ?? defaultSleep;
   }
 
-  static async create(kubeConfig: KubeConfig, options: HttpOptions): Promise<KubeHttp> {
-    const probe: https.RequestOptions = {};
-    await kubeConfig.applyToHTTPSOptions(probe);
-    const tls: https.AgentOptions = {};
-    // client-node builds a new agent per call; keep its TLS material and share one agent.
-    for (const key of ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const) {
-      if (probe[key] !== undefined) {
-        Object.assign(tls, { [key]: probe[key] });
-      }
-    }
-    return new KubeHttp(kubeConfig, options, tls);
+  /** Asks for credentials once, so that a credential plugin that cannot run fails here and not at the first list. */
+  static async create(connection: Connection, options: HttpOptions): Promise<KubeHttp> {
+    await connection.headers();
+    return new KubeHttp(connection, options);
   }
 
   get server(): string {
@@ -264,16 +252,11 @@ export class KubeHttp {
       }
     }
     // Fresh credentials each time: exec plugins and projected tokens rotate.
-    const auth: https.RequestOptions = { headers: {} };
-    await this.kubeConfig.applyToHTTPSOptions(auth);
     const headers: http.OutgoingHttpHeaders = {
-      ...(auth.headers as http.OutgoingHttpHeaders),
+      ...(await this.connection.headers()),
       accept: request.accept ?? 'application/json',
       'user-agent': 'tekton-resource-gc',
     };
-    if (typeof auth.auth === 'string') {
-      headers.authorization = `Basic ${Buffer.from(auth.auth).toString('base64')}`;
-    }
     if (payload !== undefined) {
       headers['content-type'] = 'application/json';
       // Without a length Node sends the body chunked; state it, as every Kubernetes client does.

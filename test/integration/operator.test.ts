@@ -21,7 +21,7 @@ import { KubeHttp, httpOptions } from '../../src/kube/http.js';
 import { runOnSchedule } from '../../src/schedule.js';
 import { explainTarget } from '../../src/sweep.js';
 import { reportOf, runCli } from '../support/cli.js';
-import { capturingLogger, configFor, passInProcess } from '../support/pass.js';
+import { capturingLogger, configFor, connectionFor, passInProcess } from '../support/pass.js';
 import { Seeder } from '../support/seed.js';
 import { gitResource, hoursAgo, imageResource, pipelineRun, taskRun } from '../support/tekton.js';
 
@@ -47,7 +47,7 @@ function kube(args: readonly string[]): string[] {
 async function explainInProcess(args: readonly string[], target: { namespace: string; name: string }): Promise<{ explanation: Explanation; paths: string[] }> {
   // explain reads a subset of the run flags, parsed the same way.
   const config = configFor(args);
-  const http = await KubeHttp.create(controlPlane.kubeConfig(), httpOptions(config));
+  const http = await KubeHttp.create(await connectionFor(controlPlane.kubeConfig()), httpOptions(config));
   const paths: string[] = [];
   const json = http.json.bind(http);
   const jsonOrNull = http.jsonOrNull.bind(http);

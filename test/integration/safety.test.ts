@@ -11,7 +11,7 @@ import { startControlPlane, type ControlPlane } from '../../harness/controlplane
 import { KubeCluster } from '../../src/kube/cluster.js';
 import { DEFAULT_RETRY, KubeHttp } from '../../src/kube/http.js';
 import { outcomes, reportOf, runCli } from '../support/cli.js';
-import { passInProcess } from '../support/pass.js';
+import { connectionFor, passInProcess } from '../support/pass.js';
 import { Seeder } from '../support/seed.js';
 import { gitResource, pipelineRun } from '../support/tekton.js';
 
@@ -38,7 +38,7 @@ describe('safe deletes on Tekton v0.45 CRDs', () => {
     assert.deepEqual(report.scope, { namespaces: ['paging'], excludedNamespaces: [], selector: '' });
 
     // The same pass in process: 13 pages of targets prove the server paged.
-    const http = await KubeHttp.create(controlPlane.kubeConfig(), { maxSockets: 2, retry: DEFAULT_RETRY, requestTimeoutMs: 30_000 });
+    const http = await KubeHttp.create(await connectionFor(controlPlane.kubeConfig()), { maxSockets: 2, retry: DEFAULT_RETRY, requestTimeoutMs: 30_000 });
     try {
       const cluster = new KubeCluster(http, 2);
       const apis = await cluster.discover();

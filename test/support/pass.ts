@@ -4,10 +4,14 @@
  * signal would hurt, and the log lines kept for assertions.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { parseConfig, type Config } from '../../src/config.js';
 import type { TargetRecord } from '../../src/core/types.js';
 import { KubeCluster } from '../../src/kube/cluster.js';
+import { loadConnection, type Connection } from '../../src/kube/connect.js';
 import { KubeHttp, httpOptions, type TrafficStats } from '../../src/kube/http.js';
 import { abortableSleep } from '../../src/sleep.js';
 import { runPass, type PassOutcome, type SweepDeps } from '../../src/sweep.js';
@@ -53,9 +57,21 @@ export function capturingLogger(): { log: SweepDeps['log']; lines: LogLine[] } {
   return { log: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } as SweepDeps['log'], lines };
 }
 
+/** The connection the CLI would make from `kubeConfig` written to a file and passed as --kubeconfig. */
+export async function connectionFor(kubeConfig: KubeConfig): Promise<Connection> {
+  const dir = mkdtempSync(join(tmpdir(), 'trgc-kubeconfig-'));
+  try {
+    const file = join(dir, 'kubeconfig');
+    writeFileSync(file, kubeConfig.exportConfig(), { mode: 0o600 });
+    return await loadConnection({ kubeconfig: file }, {});
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function passInProcess(kubeConfig: KubeConfig, args: readonly string[], hooks: PassHooks = {}): Promise<InProcessPass> {
   const config = configFor(args);
-  const http = await KubeHttp.create(kubeConfig, httpOptions(config));
+  const http = await KubeHttp.create(await connectionFor(kubeConfig), httpOptions(config));
   const real = new KubeCluster(http, config.pageSize);
   let sent = 0;
   let namespaceReads = 0;
