@@ -1,6 +1,7 @@
 #!/usr/bin/env node
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import { ConfigError, parseConfig, type Config, type TargetName } from './config.js';
 import { helpText } from './help.js';
 import { KubeCluster } from './kube/cluster.js';
@@ -11,7 +12,7 @@ import { createLogger, type Logger } from './log.js';
 import type { PassFacts } from './metrics.js';
 import { TerminalProgress } from './progress.js';
 import { EXPLAIN_RENDERERS } from './report/explain.js';
-import { renderReport } from './report/render.js';
+import { renderReportChunks } from './report/render.js';
 import { localTimeZone, runOnSchedule } from './schedule.js';
 import { abortableSleep } from './sleep.js';
 import { explainTarget, runPass } from './sweep.js';
@@ -102,11 +103,10 @@ async function onePass(config: Config, io: PassIo): Promise<number> {
   } else {
     const { report } = outcome;
     exitCode = outcome.exitCode;
-    const rendered = renderReport(report, config.output);
-    process.stdout.write(rendered);
+    await writeChunks(process.stdout, renderReportChunks(report, config.output));
     const { summary } = report;
     log.info({ dryRun: report.dryRun, ...summary, exitCode, api: http.stats }, 'pass finished');
-    if (config.reportFile !== undefined && !(await writeReportFile(config.reportFile, rendered, log))) {
+    if (config.reportFile !== undefined && !(await writeReportFile(config.reportFile, renderReportChunks(report, config.output), log))) {
       exitCode = exitCode === 0 ? EXIT_COULD_NOT_RUN : exitCode;
     }
   }
@@ -169,13 +169,27 @@ function usageError(error: unknown): number {
 }
 
 /** Written beside the target and renamed into place: a reader never sees half a report. */
-async function writeReportFile(file: string, content: string, log: Logger): Promise<boolean> {
+/** Rendered a piece at a time: a report of 40,000 targets is never one string. */
+async function writeChunks(stream: NodeJS.WritableStream, chunks: Iterable<string>): Promise<void> {
+  for (const chunk of chunks) {
+    if (!stream.write(chunk)) await once(stream, 'drain');
+  }
+}
+
+async function writeReportFile(file: string, chunks: Iterable<string>, log: Logger): Promise<boolean> {
   const partial = `${file}.partial-${process.pid}`;
   try {
-    await writeFile(partial, content);
+    const handle = await open(partial, 'w');
+    try {
+      for (const chunk of chunks) await handle.write(chunk);
+    } finally {
+      await handle.close();
+    }
     await rename(partial, file);
     return true;
   } catch (error) {
+    // The report that was there stays whole; only our partial copy goes.
+    await rm(partial, { force: true }).catch(() => undefined);
     log.error({ err: error instanceof Error ? error.message : String(error), file }, 'could not write the report file');
     return false;
   }

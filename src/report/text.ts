@@ -1,6 +1,6 @@
 import { REASONS, type Reason } from '../core/types.js';
 import { countReasons } from './build.js';
-import { RESULTS, type Report, type ReportItem, type ReportReference, type Result } from './model.js';
+import { CHUNK_CHARS, RESULTS, type Report, type ReportItem, type ReportReference, type Result } from './model.js';
 
 /** What each result means, as the summary line says it: `3 would be deleted`. */
 const RESULT_PHRASES: { readonly [R in Result]: string } = {
@@ -23,10 +23,32 @@ const COLUMNS = ['NAMESPACE', 'NAME', 'ACTION', 'RESULT', 'REASON', 'REFERENCING
 
 /** A table a person reads, widths fitting the content, then one summary line. */
 export function renderText(report: Report): string {
-  const lines = report.items.length === 0 ? [] : table([[...COLUMNS], ...report.items.map(row)]);
-  for (const error of report.errors ?? []) lines.push(`error: ${oneLine(error)}`);
-  lines.push(summaryLine(report));
-  return `${lines.join('\n')}\n`;
+  return [...renderTextChunks(report)].join('');
+}
+
+/**
+ * renderText's output in pieces of about CHUNK_CHARS, so that a report of 40,000 targets is
+ * never one string: each row's cells are made once to measure the columns and again to
+ * print it, instead of all being held at once.
+ */
+export function* renderTextChunks(report: Report): Generator<string> {
+  if (report.items.length > 0) {
+    const widths = COLUMNS.map((title) => title.length);
+    for (const item of report.items) {
+      row(item).forEach((cell, column) => (widths[column] = Math.max(widths[column] ?? 0, cell.length)));
+    }
+    let chunk = `${line([...COLUMNS], widths)}\n`;
+    for (const item of report.items) {
+      chunk += `${line(row(item), widths)}\n`;
+      if (chunk.length >= CHUNK_CHARS) {
+        yield chunk;
+        chunk = '';
+      }
+    }
+    yield chunk;
+  }
+  const tail = (report.errors ?? []).map((error) => `error: ${oneLine(error)}\n`);
+  yield `${tail.join('')}${summaryLine(report)}\n`;
 }
 
 /**
@@ -87,11 +109,8 @@ function row(item: ReportItem): string[] {
 }
 
 /** Columns two spaces apart, the last one unpadded so no line ends in spaces. */
-function table(rows: readonly string[][]): string[] {
-  const widths = COLUMNS.map((_, column) => Math.max(...rows.map((cells) => (cells[column] ?? '').length)));
-  return rows.map((cells) =>
-    cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  '),
-  );
+function line(cells: readonly string[], widths: readonly number[]): string {
+  return cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ');
 }
 
 function oneLine(text: string): string {

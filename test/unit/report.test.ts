@@ -6,11 +6,11 @@ import { fileURLToPath } from 'node:url';
 
 import type { Action, Decision, Reason, ReferenceView, RunKindName, RunState } from '../../src/core/types.js';
 import { buildReport, type PassRecord } from '../../src/report/build.js';
-import { renderJson } from '../../src/report/json.js';
+import { renderJson, renderJsonChunks } from '../../src/report/json.js';
 import { escapeMarkdown, renderMarkdown } from '../../src/report/markdown.js';
-import { OUTPUT_FORMATS, type Report, type Result } from '../../src/report/model.js';
+import { CHUNK_CHARS, OUTPUT_FORMATS, type Report, type Result } from '../../src/report/model.js';
 import { RENDERERS, renderReport } from '../../src/report/render.js';
-import { renderText, summaryLine } from '../../src/report/text.js';
+import { renderText, renderTextChunks, summaryLine } from '../../src/report/text.js';
 
 const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'golden');
 
@@ -144,6 +144,15 @@ function pass(overrides: Partial<PassRecord>): PassRecord {
 }
 
 const DRY_RUN = buildReport(pass({}));
+
+/** 3,000 targets: a report that renderers hand over in many pieces. */
+const MANY = buildReport(
+  pass({
+    decisions: Array.from({ length: 3000 }, (_, i) =>
+      decision({ namespace: `team-${i % 7}`, name: `src-${String(i).padStart(5, '0')}`, action: 'delete', reason: 'unreferenced', message: 'no run references it' }),
+    ),
+  }),
+);
 
 const LIVE = buildReport(
   pass({
@@ -337,6 +346,45 @@ describe('renderJson', () => {
     assert.deepEqual(Object.keys(parsed as object).at(-1), 'errors');
     assert.equal(renderJson({ ...specReport, errors: [] }), renderJson(specReport));
   });
+
+  it('is pretty with 2 spaces when written in pieces too: no items, errors, and a report of many pieces', () => {
+    const cases: Array<[string, Report]> = [
+      ['no items', buildReport(pass({ decisions: [] }))],
+      ['no items, errors', { ...buildReport(pass({ decisions: [] })), errors: ['list taskruns in team-b: 503', 'a "quoted"\nsecond line'] }],
+      ['many items, errors', { ...MANY, errors: ['pass stopped by SIGTERM'] }],
+      ['many items', MANY],
+    ];
+    for (const [what, report] of cases) {
+      const pieces = [...renderJsonChunks(report)];
+      const text = pieces.join('');
+      // What JSON.stringify(document, null, 2) writes for the same document, key order included.
+      assert.equal(text, `${JSON.stringify(JSON.parse(text), null, 2)}\n`, what);
+      assert.deepEqual((JSON.parse(text) as Report).items.map((item) => item.uid), report.items.map((item) => item.uid), what);
+    }
+    const pieces = [...renderJsonChunks(MANY)];
+    assert.ok(pieces.length > 10, `${MANY.items.length} items in ${pieces.length} pieces`);
+    assert.ok(pieces.every((piece) => piece.length < CHUNK_CHARS + 2_000), 'no piece much over CHUNK_CHARS');
+  });
+});
+
+describe('renderTextChunks', () => {
+  it('writes the same table in pieces, columns measured over every row, whole lines per piece', () => {
+    // The longest name is in the last row: the first piece must already be padded for it.
+    const items = [...MANY.items];
+    items[items.length - 1] = { ...items[items.length - 1]!, name: 'x'.repeat(80) };
+    const report: Report = { ...MANY, items };
+    const pieces = [...renderTextChunks(report)];
+    assert.ok(pieces.length > 5, `${items.length} items in ${pieces.length} pieces`);
+    assert.ok(pieces.every((piece) => piece.endsWith('\n')), 'every piece ends a line');
+    const lines = pieces.join('').trimEnd().split('\n');
+    assert.equal(lines.length, items.length + 2, 'header, a row per item, the summary line');
+    const nameColumn = (lines[0] ?? '').indexOf(' NAME ') + 1;
+    const actionColumn = (lines[0] ?? '').indexOf('ACTION');
+    assert.equal(actionColumn, nameColumn + 80 + 2);
+    for (const line of lines.slice(1, -1)) assert.match(line.slice(actionColumn), /^(delete|keep) /, line);
+    assert.equal(pieces.join(''), renderText(report));
+    assert.match(lines.at(-1) ?? '', /^dry run: 3000 targets, 11 runs: 3000 would be deleted \(unreferenced 3000\)$/);
+  });
 });
 
 describe('renderText', () => {
@@ -438,6 +486,8 @@ describe('renderMarkdown', () => {
 describe('renderReport', () => {
   it('has a renderer for every output format', () => {
     assert.deepEqual(Object.keys(RENDERERS).sort(), [...OUTPUT_FORMATS].sort());
-    for (const format of OUTPUT_FORMATS) assert.equal(renderReport(DRY_RUN, format), RENDERERS[format](DRY_RUN));
+    assert.equal(renderReport(DRY_RUN, 'json'), renderJson(DRY_RUN));
+    assert.equal(renderReport(DRY_RUN, 'text'), renderText(DRY_RUN));
+    assert.equal(renderReport(DRY_RUN, 'markdown'), renderMarkdown(DRY_RUN));
   });
 });
