@@ -31,4 +31,9 @@ COPY --from=install /app/dist ./dist
 COPY --from=install /app/node_modules ./node_modules
 # The chart's runAsUser; distroless's nonroot user.
 USER 65532:65532
-ENTRYPOINT ["/nodejs/bin/node", "/app/dist/main.js"]
+# A young generation of 4 MiB semi-spaces instead of 16: a pass makes mostly short-lived
+# garbage (each listed run is parsed, made into a record and dropped), and a small young
+# generation collects it sooner, in cache. Measured by npm run bench, which runs the CLI with
+# these flags: at the default size peak RSS 154-181 -> 141-143 MiB and a fifth less CPU;
+# at 4x 303 -> 267 MiB (bench/RESULTS.md).
+ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=4", "/app/dist/main.js"]

@@ -1,19 +1,20 @@
 // npm run bench -- [--targets 10000] [--runs 40000] [--namespaces 50] [--pr-kb 8] [--tr-kb 4]
-//   [--qps 50] [--live-deletes 2000] [--scale 1,2,4] [--reuse] [--repeat 3] [--watch-cache] ...
+//   [--qps 50] [--live-deletes 2000] [--scale 1,2,4] [--reuse] [--repeat 3] [--watch-cache]
+//   [--node-flags "..."] ...
 //
 // Starts the local control plane, seeds it through the API (or reuses seeded data), then
 // measures on the same server: the read floor, the collector's dry-run pass (wall time,
 // peak RSS, API requests, ratio to the floor) and a live pass deleting at --qps. Prints a
 // table, then one JSON line on stdout. Progress goes to stderr. Results: bench/RESULTS.md.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../harness/controlplane.js';
-import { deleteRate, median, readFloor, readFloorInChild, runCollector, type CliRun, type FloorResult } from './measure.js';
+import { deleteRate, imageNodeFlags, median, readFloor, readFloorInChild, runCollector, type CliRun, type FloorResult } from './measure.js';
 import { LIVE_NAMESPACE, type ClusterShape } from './objects.js';
 import { RawApi, clearLiveTargets, seedCluster, seedLiveTargets, type SeedResult } from './seed.js';
 
@@ -32,6 +33,8 @@ interface BenchFlags {
   dataRoot: string;
   profileDir: string | undefined;
   entry: 'dist' | 'src';
+  /** Node.js flags for the collector's process: the image's unless --node-flags. */
+  nodeFlags: string[];
   build: boolean;
   watchCache: boolean;
 }
@@ -67,6 +70,7 @@ function parseFlags(args: readonly string[]): BenchFlags {
         'data-dir': { type: 'string', default: join(tmpdir(), 'trgc-bench') },
         profile: { type: 'string' },
         entry: { type: 'string', default: 'dist' },
+        'node-flags': { type: 'string' },
         'no-build': { type: 'boolean', default: false },
         'watch-cache': { type: 'boolean', default: false },
       },
@@ -98,6 +102,7 @@ function parseFlags(args: readonly string[]): BenchFlags {
     dataRoot: resolve(text('data-dir')),
     profileDir: values['profile'] === undefined ? undefined : resolve(text('profile')),
     entry,
+    nodeFlags: values['node-flags'] === undefined ? imageNodeFlags(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')) : text('node-flags').split(' ').filter((flag) => flag !== ''),
     build: values['no-build'] !== true,
     watchCache: values['watch-cache'] === true,
   };
@@ -166,7 +171,7 @@ async function benchScale(flags: BenchFlags, scale: number, entryPath: string): 
     const floors: FloorResult[] = [];
     const dryRuns: CliRun[] = [];
     const floor = (): Promise<FloorResult> => readFloorInChild(controlPlane.server, controlPlane.adminToken, flags.pageSize, ROOT);
-    const dryRun = async (): Promise<CliRun> => checkRun('dry run', await runCollector({ entry: entryPath, args: ['--dry-run', ...common], cwd: ROOT }), 0);
+    const dryRun = async (): Promise<CliRun> => checkRun('dry run', await runCollector({ entry: entryPath, nodeFlags: flags.nodeFlags, args: ['--dry-run', ...common], cwd: ROOT }), 0);
     for (let round = 1; round <= flags.repeat; round++) {
       // Which goes first alternates, so that neither always meets the server just after the other.
       if (round % 2 === 1) {
@@ -181,7 +186,7 @@ async function benchScale(flags: BenchFlags, scale: number, entryPath: string): 
     if (flags.profileDir !== undefined) {
       const dir = join(flags.profileDir, `scale-${scale}`);
       await mkdir(dir, { recursive: true });
-      await runCollector({ entry: entryPath, args: ['--dry-run', ...common], cwd: ROOT, cpuProfileDir: dir });
+      await runCollector({ entry: entryPath, nodeFlags: flags.nodeFlags, args: ['--dry-run', ...common], cwd: ROOT, cpuProfileDir: dir });
       log(`CPU profile of a dry run written to ${dir}`);
     }
 
@@ -189,6 +194,7 @@ async function benchScale(flags: BenchFlags, scale: number, entryPath: string): 
     await seedLiveTargets(api, flags.liveDeletes, { concurrency: flags.seedConcurrency, log });
     const live = await runCollector({
       entry: entryPath,
+      nodeFlags: flags.nodeFlags,
       args: ['--namespace', LIVE_NAMESPACE, '--qps', String(flags.qps), '--max-deletions', String(flags.liveDeletes), ...common],
       cwd: ROOT,
     });
@@ -304,6 +310,7 @@ async function main(args: readonly string[]): Promise<number> {
     execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
   }
   const entryPath = flags.entry === 'dist' ? join(ROOT, 'dist', 'main.js') : join(ROOT, 'src', 'main.ts');
+  log(`the collector runs as node ${[...flags.nodeFlags, entryPath].join(' ')}${flags.nodeFlags.length > 0 && process.argv.every((arg) => !arg.startsWith('--node-flags')) ? " (the image's flags, from the Dockerfile)" : ''}`);
   const startedAt = new Date();
   const results: ScaleResult[] = [];
   for (const scale of flags.scales) results.push(await benchScale(flags, scale, entryPath));
@@ -315,6 +322,7 @@ async function main(args: readonly string[]): Promise<number> {
     machine: { cpus: cpus().length, node: process.version },
     command: `npm run bench -- ${args.join(' ')}`.trim(),
     entry: flags.entry,
+    nodeFlags: flags.nodeFlags,
     pageSize: flags.pageSize,
     watchCache: flags.watchCache,
     repeat: flags.repeat,

@@ -105,9 +105,25 @@ export interface CliOptions {
   cwd: string;
   /** Writes a V8 CPU profile (.cpuprofile) of the collector into this directory. */
   cpuProfileDir?: string;
+  /** Node.js flags before the entry, such as the image's (imageNodeFlags). */
+  nodeFlags?: readonly string[];
 }
 
 const GNU_TIME = '/usr/bin/time';
+
+/**
+ * The Node.js flags the image runs the collector with: what its Dockerfile's ENTRYPOINT puts
+ * between node and dist/main.js. Read from the Dockerfile so the benchmark measures the CLI
+ * as it ships and the two cannot drift apart.
+ */
+export function imageNodeFlags(dockerfile: string): string[] {
+  const line = dockerfile.split('\n').find((text) => text.startsWith('ENTRYPOINT '));
+  const entrypoint = line === undefined ? undefined : (JSON.parse(line.slice('ENTRYPOINT '.length)) as unknown);
+  if (!Array.isArray(entrypoint) || entrypoint.length < 2 || !entrypoint.every((word) => typeof word === 'string')) {
+    throw new Error(`the Dockerfile has no ENTRYPOINT ["node", ...flags, "dist/main.js"] (found ${line ?? 'none'})`);
+  }
+  return entrypoint.slice(1, -1) as string[];
+}
 
 /** Runs the collector once; resolves when it has exited. */
 export async function runCollector(options: CliOptions): Promise<CliRun> {
@@ -115,6 +131,7 @@ export async function runCollector(options: CliOptions): Promise<CliRun> {
   const scratch = await mkdtemp(join(tmpdir(), 'trgc-bench-run-'));
   const rssFile = join(scratch, 'maxrss');
   const nodeArgs = [
+    ...(options.nodeFlags ?? []),
     ...(options.entry.endsWith('.ts') ? ['--import', 'tsx'] : []),
     ...(options.cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir]),
     options.entry,

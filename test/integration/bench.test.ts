@@ -34,6 +34,8 @@ interface BenchLine {
   bench: string;
   machine: { cpus: number };
   command: string;
+  nodeFlags: string[];
+  watchCache: boolean;
   results: {
     scale: number;
     targets: number;
@@ -61,6 +63,9 @@ test('npm run bench at a tiny size seeds, measures and prints a table and one JS
   const line = JSON.parse(lines.at(-1) ?? '') as BenchLine;
   assert.equal(line.bench, 'tekton-resource-gc');
   assert.ok(line.machine.cpus > 0);
+  // Measured as the image runs it: the flags of the Dockerfile's ENTRYPOINT, and no watch cache.
+  assert.deepEqual(line.nodeFlags, ['--max-semi-space-size=4']);
+  assert.equal(line.watchCache, false);
   assert.equal(line.results.length, 1);
   const [result] = line.results;
   assert.ok(result !== undefined);
