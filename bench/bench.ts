@@ -170,7 +170,7 @@ async function benchScale(flags: BenchFlags, scale: number, entryPath: string): 
 
     const floors: FloorResult[] = [];
     const dryRuns: CliRun[] = [];
-    const floor = (): Promise<FloorResult> => readFloorInChild(controlPlane.server, controlPlane.adminToken, flags.pageSize, ROOT);
+    const floor = (): Promise<FloorResult> => readFloorInChild(controlPlane.server, controlPlane.adminToken, flags.pageSize, ROOT, flags.nodeFlags);
     const dryRun = async (): Promise<CliRun> => checkRun('dry run', await runCollector({ entry: entryPath, nodeFlags: flags.nodeFlags, args: ['--dry-run', ...common], cwd: ROOT }), 0);
     for (let round = 1; round <= flags.repeat; round++) {
       // Which goes first alternates, so that neither always meets the server just after the other.

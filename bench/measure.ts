@@ -52,9 +52,12 @@ export async function readFloor(api: RawApi, pageSize: number): Promise<FloorRes
   return { ms: performance.now() - started, cpuMs: (cpu.user + cpu.system) / 1000, bytes, requests, items };
 }
 
-/** readFloor() in a fresh process (bench/floor.ts), so that no benchmark garbage slows it down. */
-export async function readFloorInChild(server: string, token: string, pageSize: number, cwd: string): Promise<FloorResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(cwd, 'bench', 'floor.ts'), server, token, String(pageSize)], {
+/**
+ * readFloor() in a fresh process (bench/floor.ts), so that no benchmark garbage slows it down,
+ * with the same Node.js flags as the collector it is compared with.
+ */
+export async function readFloorInChild(server: string, token: string, pageSize: number, cwd: string, nodeFlags: readonly string[] = []): Promise<FloorResult> {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', join(cwd, 'bench', 'floor.ts'), server, token, String(pageSize)], {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
