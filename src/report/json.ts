@@ -1,6 +1,6 @@
 import { REASONS } from '../core/types.js';
 import { toReportReference } from './build.js';
-import { CHUNK_CHARS, RESULTS, type Report, type ReportItem, type ReportSummary } from './model.js';
+import { RESULTS, type Report, type ReportItem, type ReportSummary } from './model.js';
 
 /**
  * The JSON report of SPEC.md section 4. Every object is rebuilt key by key so the output
@@ -10,8 +10,15 @@ export function renderJson(report: Report): string {
   return [...renderJsonChunks(report)].join('');
 }
 
+/** How many items one piece of the JSON report holds (about 30-60 KB of JSON). */
+export const ITEMS_PER_PIECE = 100;
+
+/** How JSON.stringify({ items }, null, 2) opens and closes: its items are then 4 spaces in, as in the report. */
+const ITEMS_OPEN = '{\n  "items": [\n';
+const ITEMS_CLOSE = '\n  ]\n}';
+
 /**
- * renderJson's output in pieces of about CHUNK_CHARS, byte for byte what
+ * renderJson's output in pieces of ITEMS_PER_PIECE items, byte for byte what
  * `JSON.stringify(document, null, 2)` writes: at 40,000 targets the report is 35 MB, and
  * as one string (with the copy of the document it is made from, and the buffer stdout
  * makes of it) it was the largest thing the collector ever held.
@@ -30,24 +37,20 @@ export function* renderJsonChunks(report: Report): Generator<string> {
     },
     summary: orderedSummary(report.summary),
   };
-  // `{ ... "summary": {...}` without its closing brace; JSON.stringify puts no raw newline inside a string.
-  let chunk = `${JSON.stringify(head, null, 2).slice(0, -2)},\n  "items": [`;
+  // `{ ... "summary": {...}` without its closing brace.
+  const opening = `${JSON.stringify(head, null, 2).slice(0, -2)},\n  "items": [`;
   if (report.items.length === 0) {
-    chunk += ']';
+    yield `${opening}]`;
   } else {
-    for (const [index, item] of report.items.entries()) {
-      chunk += `${index === 0 ? '' : ','}\n    ${JSON.stringify(orderedItem(item), null, 2).replaceAll('\n', '\n    ')}`;
-      if (chunk.length >= CHUNK_CHARS) {
-        yield chunk;
-        chunk = '';
-      }
+    for (let start = 0; start < report.items.length; start += ITEMS_PER_PIECE) {
+      // One stringify per piece, nested as in the report so the indentation comes out right.
+      const piece = JSON.stringify({ items: report.items.slice(start, start + ITEMS_PER_PIECE).map(orderedItem) }, null, 2);
+      yield `${start === 0 ? `${opening}\n` : ',\n'}${piece.slice(ITEMS_OPEN.length, -ITEMS_CLOSE.length)}`;
     }
-    chunk += '\n  ]';
+    yield '\n  ]';
   }
-  if (report.errors !== undefined && report.errors.length > 0) {
-    chunk += `,\n  "errors": ${JSON.stringify(report.errors, null, 2).replaceAll('\n', '\n  ')}`;
-  }
-  yield `${chunk}\n}\n`;
+  const errors = report.errors !== undefined && report.errors.length > 0 ? `,\n  "errors": ${JSON.stringify(report.errors, null, 2).replaceAll('\n', '\n  ')}` : '';
+  yield `${errors}\n}\n`;
 }
 
 function orderedSummary(summary: ReportSummary): ReportSummary {

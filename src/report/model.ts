@@ -62,5 +62,5 @@ export interface Report {
 export const OUTPUT_FORMATS = ['text', 'json', 'markdown'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-/** About how many characters a renderer hands over at a time (see renderJsonChunks). */
+/** About how many characters the text renderer hands over at a time (see renderTextChunks). */
 export const CHUNK_CHARS = 64 * 1024;

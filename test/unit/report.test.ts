@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 
 import type { Action, Decision, Reason, ReferenceView, RunKindName, RunState } from '../../src/core/types.js';
 import { buildReport, type PassRecord } from '../../src/report/build.js';
-import { renderJson, renderJsonChunks } from '../../src/report/json.js';
+import { ITEMS_PER_PIECE, renderJson, renderJsonChunks } from '../../src/report/json.js';
 import { escapeMarkdown, renderMarkdown } from '../../src/report/markdown.js';
-import { CHUNK_CHARS, OUTPUT_FORMATS, type Report, type Result } from '../../src/report/model.js';
+import { OUTPUT_FORMATS, type Report, type Result } from '../../src/report/model.js';
 import { RENDERERS, renderReport } from '../../src/report/render.js';
 import { renderText, renderTextChunks, summaryLine } from '../../src/report/text.js';
 
@@ -353,6 +353,8 @@ describe('renderJson', () => {
       ['no items, errors', { ...buildReport(pass({ decisions: [] })), errors: ['list taskruns in team-b: 503', 'a "quoted"\nsecond line'] }],
       ['many items, errors', { ...MANY, errors: ['pass stopped by SIGTERM'] }],
       ['many items', MANY],
+      ['a last piece part full', { ...MANY, items: MANY.items.slice(0, 2 * ITEMS_PER_PIECE + 7) }],
+      ['one item', { ...MANY, items: MANY.items.slice(0, 1) }],
     ];
     for (const [what, report] of cases) {
       const pieces = [...renderJsonChunks(report)];
@@ -362,8 +364,8 @@ describe('renderJson', () => {
       assert.deepEqual((JSON.parse(text) as Report).items.map((item) => item.uid), report.items.map((item) => item.uid), what);
     }
     const pieces = [...renderJsonChunks(MANY)];
-    assert.ok(pieces.length > 10, `${MANY.items.length} items in ${pieces.length} pieces`);
-    assert.ok(pieces.every((piece) => piece.length < CHUNK_CHARS + 2_000), 'no piece much over CHUNK_CHARS');
+    // The head with the first items, then a piece per ITEMS_PER_PIECE items, the closing bracket, the end.
+    assert.equal(pieces.length, Math.ceil(MANY.items.length / ITEMS_PER_PIECE) + 2);
   });
 });
 
