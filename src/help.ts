@@ -101,7 +101,11 @@ const FLAG_DOCS: { readonly [F in FlagName]: FlagDoc } = {
   },
   kubeconfig: {
     value: 'PATH',
-    text: ['Kubeconfig file. Without it: $KUBECONFIG, then ~/.kube/config, then the in-cluster', 'service account.'],
+    text: [
+      'Kubeconfig file. Without it: $KUBECONFIG, then ~/.kube/config, then the in-cluster',
+      'service account. Tokens, token files, client certificates, exec credential plugins and',
+      'auth-providers work; proxy-url does not.',
+    ],
   },
   context: {
     value: 'NAME',
