@@ -48,7 +48,11 @@ function describe(status: number, purpose: RequestPurpose, detail: string): stri
   return `could not ${what}: HTTP ${status}: ${detail}`;
 }
 
-/** Errors worth another try: throttling, server trouble, and connections that broke. */
+/** The `reason` of a KubeError for a server certificate the client did not accept. */
+export const CERTIFICATE_REJECTED = 'CertificateRejected';
+
+/** Errors worth another try: throttling, server trouble, and connections that broke (not a rejected certificate). */
 export function isRetryable(error: KubeError): boolean {
+  if (error.reason === CERTIFICATE_REJECTED) return false;
   return error.status === 0 || error.status === 429 || error.status >= 500;
 }

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Connection } from './connect.js';
-import { KubeError, isRetryable, type RequestPurpose } from './errors.js';
+import { CERTIFICATE_REJECTED, KubeError, isRetryable, type RequestPurpose } from './errors.js';
 import { ListScanner, MalformedListError } from './listbody.js';
 
 /** How hard to try before a request counts as failed for good. */
@@ -376,9 +376,21 @@ function drain(res: http.IncomingMessage, sink: BodySink): Promise<{ bytes: numb
   });
 }
 
+/**
+ * OpenSSL's verdicts on a server certificate (Node.js gives them as the error's code). They
+ * do not change from one attempt to the next, so they are not retried.
+ */
+const CERTIFICATE_ERRORS = new Set([
+  'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'CERT_REVOKED', 'CERT_REJECTED', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE',
+  'CERT_CHAIN_TOO_LONG', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'INVALID_CA', 'INVALID_PURPOSE',
+  'HOSTNAME_MISMATCH', 'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
 function networkError(error: unknown, purpose: RequestPurpose): KubeError {
   const detail = error instanceof Error ? error.message : String(error);
-  return new KubeError(0, purpose, detail);
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return new KubeError(0, purpose, detail, { ...(code !== undefined && CERTIFICATE_ERRORS.has(code) && { reason: CERTIFICATE_REJECTED }) });
 }
 
 /** The server's Status object says most; fall back to the raw body. */

@@ -85,7 +85,7 @@ describe('credentials against the real API server', () => {
     assertDecidedTheOrphan(await dryRun(file));
   });
 
-  test('a CA that did not sign the server certificate: the pass fails on the first request and says why', async () => {
+  test('a CA that did not sign the server certificate: the pass fails on the first request, without retrying it, and says why', async () => {
     // The serving certificate alone, without the CA that signed it, does not anchor the chain.
     const leafOnly = `${servingChain.split('-----END CERTIFICATE-----')[0]}-----END CERTIFICATE-----\n`;
     const file = await kubeconfigFile('wrong-ca', { 'certificate-authority-data': Buffer.from(leafOnly).toString('base64') }, { token: controlPlane.adminToken });
@@ -94,6 +94,10 @@ describe('credentials against the real API server', () => {
     const report = reportOf(result);
     assert.deepEqual(report.items, []);
     assert.deepEqual(report.errors, ['could not get apis/tekton.dev at cluster scope: self-signed certificate in certificate chain']);
+    // A certificate the client rejects stays rejected: one attempt, no retries.
+    const finished = result.stderr.split('\n').find((line) => line.includes('"pass finished"'));
+    assert.ok(finished !== undefined, result.stderr);
+    assert.deepEqual((JSON.parse(finished) as { api: { requests: number; retries: number } }).api, { requests: 1, retries: 0, bytesReceived: 0 });
   });
 
   test('a ServiceAccount token in tokenFile: the pass runs as that account (its Role allows this namespace only)', async () => {
