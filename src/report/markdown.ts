@@ -12,9 +12,39 @@ import { describeReferences, describeResults, describeResultsWithReasons, plural
 export function renderMarkdown(report: Report): string {
   const groups = groupByNamespace(report.items);
   const blocks = [title(report), overview(report), ...errorBlock(report), ...summaryTables(report), ...namespaceTable(groups)];
-  for (const [namespace, items] of groups) blocks.push(...namespaceSection(namespace, items));
+  let used = blocks.join('\n\n').length;
+  const left: ReportItem[] = [];
+  let namespacesLeft = 0;
+  for (const [namespace, items] of groups) {
+    const section = namespacesLeft === 0 ? namespaceSection(namespace, items, MARKDOWN_MAX_CHARS - used - 2 - NOT_SHOWN_RESERVE) : undefined;
+    if (section === undefined) {
+      namespacesLeft++;
+      left.push(...items);
+      continue;
+    }
+    blocks.push(...section);
+    used += section.join('\n\n').length + 2;
+  }
+  if (namespacesLeft > 0) {
+    blocks.push(
+      `${plural(namespacesLeft, 'more namespace')} with ${plural(left.length, 'target')} not shown (${describeResults(countResults(left))}), to keep this report under ${MARKDOWN_MAX_CHARS} characters. The JSON report (\`--output json\`) lists every one.`,
+    );
+  }
   return `${blocks.join('\n\n')}\n`;
 }
+
+/**
+ * The whole report stays under this many characters: a GitHub comment holds 65,536.
+ * Namespace sections are added while they fit (a section's table losing its least important
+ * rows first); the namespaces left over are counted in one closing line.
+ */
+export const MARKDOWN_MAX_CHARS = 60_000;
+
+/** Room kept for that closing line. */
+const NOT_SHOWN_RESERVE = 400;
+
+/** Rows of the per-namespace counts table before the rest are summed in one row. */
+export const MARKDOWN_NAMESPACE_ROWS = 200;
 
 /**
  * Rows shown per namespace. A GitHub comment holds 65,536 characters and a table row
@@ -90,10 +120,14 @@ function namespaceTable(groups: ReadonlyMap<string, readonly ReportItem[]>): str
   if (groups.size < 2) return [];
   const all = [...groups.values()].flat();
   const columns = RESULTS.filter((result) => all.some((item) => item.result === result));
-  const rows = [...groups].map(([namespace, items]) => {
+  const row = (label: string, items: readonly ReportItem[]): string => {
     const counts = columns.map((result) => String(items.filter((item) => item.result === result).length));
-    return `| ${escapeMarkdown(namespace)} | ${items.length} | ${counts.join(' | ')} |`;
-  });
+    return `| ${label} | ${items.length} | ${counts.join(' | ')} |`;
+  };
+  const named = [...groups];
+  const rows = named.slice(0, MARKDOWN_NAMESPACE_ROWS).map(([namespace, items]) => row(escapeMarkdown(namespace), items));
+  const rest = named.slice(MARKDOWN_NAMESPACE_ROWS);
+  if (rest.length > 0) rows.push(row(`${plural(rest.length, 'more namespace')}`, rest.flatMap(([, items]) => items)));
   return [
     [
       `| namespace | targets | ${columns.map((result) => `\`${result}\``).join(' | ')} |`,
@@ -118,14 +152,36 @@ function groupByNamespace(items: readonly ReportItem[]): Map<string, ReportItem[
   return groups;
 }
 
-function namespaceSection(namespace: string, items: readonly ReportItem[]): string[] {
-  const shown = shownItems(items);
+/**
+ * A namespace's heading, counts and collapsed table, in at most `budget` characters: up to
+ * MARKDOWN_ROWS_PER_NAMESPACE rows, the most important first, fewer when the budget is
+ * short; undefined when not even one row fits.
+ */
+function namespaceSection(namespace: string, items: readonly ReportItem[], budget: number): string[] | undefined {
+  const rank = (item: ReportItem): number => RESULT_PRIORITY.indexOf(item.result);
+  const ranked = items.length <= MARKDOWN_ROWS_PER_NAMESPACE ? items : [...items].sort((a, b) => rank(a) - rank(b)).slice(0, MARKDOWN_ROWS_PER_NAMESPACE);
+  // Everything but the rows, with room for the longest counts those texts can hold.
+  const frame = namespaceSectionText(namespace, items, [], items).join('\n\n').length + 200;
+  const chosen = new Set<ReportItem>();
+  let length = frame;
+  for (const item of ranked) {
+    length += itemRow(item).length + 1;
+    if (length > budget) break;
+    chosen.add(item);
+  }
+  if (chosen.size === 0) return undefined;
+  // Still in name order.
+  const shown = items.filter((item) => chosen.has(item));
+  const hidden = items.filter((item) => !chosen.has(item));
+  return namespaceSectionText(namespace, items, shown, hidden);
+}
+
+function namespaceSectionText(namespace: string, items: readonly ReportItem[], shown: readonly ReportItem[], hidden: readonly ReportItem[]): string[] {
   const table = [
     '| name | action | result | reason | referencing runs | message |',
     '| --- | --- | --- | --- | --- | --- |',
     ...shown.map(itemRow),
   ].join('\n');
-  const hidden = items.filter((item) => !shown.includes(item));
   const more = hidden.length === 0 ? '' : `\n\n${plural(hidden.length, 'more target')} not shown: ${describeResults(countResults(hidden))}. The JSON report (\`--output json\`) lists every one.`;
   const summary = hidden.length === 0 ? `${plural(items.length, 'target')} in ${escapeMarkdown(namespace)}` : `${shown.length} of ${items.length} targets in ${escapeMarkdown(namespace)}`;
   return [
@@ -135,14 +191,6 @@ function namespaceSection(namespace: string, items: readonly ReportItem[]): stri
     // GitHub renders Markdown inside <details> only with a blank line after <summary>.
     `<details>\n<summary>${summary}</summary>\n\n${table}${more}\n\n</details>`,
   ];
-}
-
-/** Every item up to the cap; past it, the most important ones, still in name order. */
-function shownItems(items: readonly ReportItem[]): readonly ReportItem[] {
-  if (items.length <= MARKDOWN_ROWS_PER_NAMESPACE) return items;
-  const rank = (item: ReportItem): number => RESULT_PRIORITY.indexOf(item.result);
-  const chosen = new Set([...items].sort((a, b) => rank(a) - rank(b)).slice(0, MARKDOWN_ROWS_PER_NAMESPACE));
-  return items.filter((item) => chosen.has(item));
 }
 
 function itemRow(item: ReportItem): string {

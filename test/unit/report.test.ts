@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Action, Decision, Reason, ReferenceView, RunKindName, RunState } from '../../src/core/types.js';
 import { buildReport, type PassRecord } from '../../src/report/build.js';
 import { ITEMS_PER_PIECE, renderJson, renderJsonChunks } from '../../src/report/json.js';
-import { escapeMarkdown, renderMarkdown } from '../../src/report/markdown.js';
+import { MARKDOWN_MAX_CHARS, MARKDOWN_NAMESPACE_ROWS, MARKDOWN_ROWS_PER_NAMESPACE, escapeMarkdown, renderMarkdown } from '../../src/report/markdown.js';
 import { OUTPUT_FORMATS, type Report, type Result } from '../../src/report/model.js';
 import { RENDERERS, renderReport } from '../../src/report/render.js';
 import { renderText, renderTextChunks, summaryLine } from '../../src/report/text.js';
@@ -463,6 +463,38 @@ describe('renderMarkdown', () => {
     assert.match(markdown, /<summary>100 of 1000 targets in ns-0<\/summary>/);
     assert.match(markdown, /900 more targets not shown: 900 would be deleted\. The JSON report \(`--output json`\) lists every one\./);
     assert.ok(markdown.length < 3 * 100 * 200, `${markdown.length} characters`);
+  });
+
+  it('stays under MARKDOWN_MAX_CHARS for a whole cluster, and counts what it leaves out', () => {
+    // 40,000 targets in 50 namespaces, long names and messages: 50 tables of 100 rows would be ~1.3 MB.
+    const many = Array.from({ length: 40_000 }, (_, i) =>
+      decision({ namespace: `team-${String(i % 50).padStart(2, '0')}`, name: `src-${'x'.repeat(40)}-${i}`, action: 'delete', reason: 'unreferenced', message: 'no run references it; '.repeat(4) }),
+    );
+    const markdown = renderMarkdown(buildReport(pass({ decisions: many })));
+    assert.ok(markdown.length <= MARKDOWN_MAX_CHARS, `${markdown.length} characters`);
+    assert.ok(markdown.length > MARKDOWN_MAX_CHARS * 0.8, `the budget is used: ${markdown.length} characters`);
+    // Every namespace is in the counts table; the sections shown and the closing line account for every target.
+    assert.equal(markdown.match(/^\| team-\d\d \| 800 \| 800 \|$/gm)?.length, 50);
+    const sections = [...markdown.matchAll(/^### (team-\d\d)\n\n(\d+) targets:/gm)].map((match) => Number(match[2]));
+    const closing = /^(\d+) more namespaces with (\d+) targets not shown \((\d+) would be deleted\), to keep this report under 60000 characters\. The JSON report \(`--output json`\) lists every one\.$/m.exec(markdown);
+    assert.ok(closing !== null, markdown.slice(-600));
+    assert.equal(sections.length + Number(closing[1]), 50);
+    assert.equal(sections.reduce((a, b) => a + b, 0) + Number(closing[2]), 40_000);
+    assert.equal(closing[2], closing[3]);
+    // The last section shown may have lost rows to the budget, and says so.
+    const shownRows = [...markdown.matchAll(/^<summary>(\d+) of 800 targets in team-\d\d<\/summary>$/gm)].map((match) => Number(match[1]));
+    assert.equal(shownRows.length, sections.length);
+    assert.ok(shownRows.every((rows) => rows >= 1 && rows <= MARKDOWN_ROWS_PER_NAMESPACE));
+  });
+
+  it('sums namespaces past MARKDOWN_NAMESPACE_ROWS in one row of the counts table', () => {
+    const many = Array.from({ length: 1000 }, (_, i) =>
+      decision({ namespace: `ns-${String(i).padStart(4, '0')}`, name: 'src', action: 'keep', reason: 'too-young', message: 'x' }),
+    );
+    const markdown = renderMarkdown(buildReport(pass({ decisions: many })));
+    assert.ok(markdown.length <= MARKDOWN_MAX_CHARS, `${markdown.length} characters`);
+    assert.equal(markdown.match(/^\| ns-\d{4} \| 1 \| 1 \|$/gm)?.length, MARKDOWN_NAMESPACE_ROWS);
+    assert.match(markdown, new RegExp(`^\\| ${1000 - MARKDOWN_NAMESPACE_ROWS} more namespaces \\| ${1000 - MARKDOWN_NAMESPACE_ROWS} \\| ${1000 - MARKDOWN_NAMESPACE_ROWS} \\|$`, 'm'));
   });
 
   it('a capped table shows failures first, then deletions, kept ones last, in name order', () => {
