@@ -5,7 +5,7 @@ import { open, rename, rm } from 'node:fs/promises';
 import { ConfigError, parseConfig, type Config, type TargetName } from './config.js';
 import { helpText } from './help.js';
 import { KubeCluster } from './kube/cluster.js';
-import { loadConnection } from './kube/connect.js';
+import { loadConnection, unusableCredentials } from './kube/connect.js';
 import { KubeEvents } from './kube/events.js';
 import { KubeHttp, httpOptions } from './kube/http.js';
 import { createLogger, type Logger } from './log.js';
@@ -46,10 +46,8 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
 async function connect(config: Config, env: NodeJS.ProcessEnv): Promise<KubeHttp> {
   const connection = await loadConnection(config, env);
   return KubeHttp.create(connection, httpOptions(config)).catch((error: unknown) => {
-    // Only the kubeconfig's credentials are read here: a plugin that cannot run, a missing
-    // certificate file. Said in one line, as a configuration problem.
-    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
-    throw new ConfigError(`the credentials of ${connection.origin} cannot be used: ${reason}`);
+    // Only the credentials are asked for here: a configuration problem, not a failed pass.
+    throw unusableCredentials(connection.origin, error);
   });
 }
 

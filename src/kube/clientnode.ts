@@ -3,8 +3,7 @@
 // (see loadConnection), so connect.ts imports it only for such users.
 import https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ConfigError } from '../config.js';
-import type { AuthHeaders, Connection, TlsMaterial } from './connect.js';
+import { unusableCredentials, type AuthHeaders, type Connection, type TlsMaterial } from './connect.js';
 
 /** A connection from a kubeconfig document (YAML or JSON) through client-node's KubeConfig. */
 export async function clientNodeConnection(kubeconfig: string): Promise<Connection> {
@@ -24,9 +23,7 @@ export async function connectionOf(kubeConfig: KubeConfig): Promise<Connection> 
   try {
     await kubeConfig.applyToHTTPSOptions(probe);
   } catch (error) {
-    // A plugin that cannot run, a certificate file that is missing: a configuration problem, in one line.
-    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
-    throw new ConfigError(`the credentials of ${origin} cannot be used: ${reason}`);
+    throw unusableCredentials(origin, error);
   }
   const tls: TlsMaterial = {};
   // client-node builds a new agent per call; keep its TLS material for our one agent.

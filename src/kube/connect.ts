@@ -62,7 +62,8 @@ export async function loadConnection(
   options: LoadOptions = {},
 ): Promise<Connection> {
   const now = options.now ?? Date.now;
-  const source = settings.kubeconfig ?? firstKubeconfigFile(env);
+  const listed = kubeconfigList(env);
+  const source = settings.kubeconfig ?? listed[0] ?? homeKubeconfig(env);
   if (source === undefined) {
     const serviceAccountDir = options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
     if (env.KUBERNETES_SERVICE_HOST !== undefined && existsSync(path.join(serviceAccountDir, 'token'))) {
@@ -73,7 +74,7 @@ export async function loadConnection(
     );
   }
   const origin = settings.kubeconfig !== undefined ? '--kubeconfig' : 'KUBECONFIG';
-  const files = settings.kubeconfig !== undefined ? [source] : kubeconfigFiles(env, source);
+  const files = settings.kubeconfig === undefined && listed.length > 0 ? listed : [source];
   const merged = mergeKubeconfigs(files.map((file) => readKubeconfig(file, origin)));
   const contexts = [...merged.contexts.keys()];
   const valid = `valid: ${contexts.join(', ') || '(none)'}`;
@@ -125,6 +126,12 @@ export async function loadConnection(
   };
 }
 
+/** Credentials that fail when first asked for (a plugin that cannot run, a missing file), in one line. */
+export function unusableCredentials(origin: string, error: unknown): ConfigError {
+  const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+  return new ConfigError(`the credentials of ${origin} cannot be used: ${reason}`);
+}
+
 /** A named entry of a kubeconfig, with the directory its relative paths are read from. */
 interface Entry {
   kind: 'cluster' | 'user' | 'context';
@@ -134,7 +141,6 @@ interface Entry {
 }
 
 interface ParsedKubeconfig {
-  file: string;
   clusters: Entry[];
   users: Entry[];
   contexts: Entry[];
@@ -144,7 +150,7 @@ interface ParsedKubeconfig {
 interface MergedKubeconfig {
   clusters: Map<string, Entry>;
   users: Map<string, Entry>;
-  contexts: Map<string, { cluster: string; user: string | undefined; entry: Entry }>;
+  contexts: Map<string, { cluster: string; user: string | undefined }>;
   currentContext: string | undefined;
 }
 
@@ -177,7 +183,6 @@ function readKubeconfig(file: string, origin: string): ParsedKubeconfig {
     });
   };
   const parsed: ParsedKubeconfig = {
-    file,
     clusters: entries('clusters', 'cluster'),
     users: entries('users', 'user'),
     contexts: entries('contexts', 'context'),
@@ -200,7 +205,6 @@ function mergeKubeconfigs(files: readonly ParsedKubeconfig[]): MergedKubeconfig 
       merged.contexts.set(context.name, {
         cluster: optionalString(context.body, 'cluster', context) ?? '',
         user: optionalString(context.body, 'user', context),
-        entry: context,
       });
     }
     merged.currentContext ??= file.currentContext;
@@ -208,18 +212,14 @@ function mergeKubeconfigs(files: readonly ParsedKubeconfig[]): MergedKubeconfig 
   return merged;
 }
 
-function firstKubeconfigFile(env: Readonly<Record<string, string | undefined>>): string | undefined {
-  const fromEnv = (env.KUBECONFIG ?? '').split(path.delimiter).find((file) => file !== '');
-  if (fromEnv !== undefined) {
-    return fromEnv;
-  }
-  const home = path.join(env.HOME ?? homedir(), '.kube', 'config');
-  return existsSync(home) ? home : undefined;
+/** The files $KUBECONFIG lists, in order. */
+function kubeconfigList(env: Readonly<Record<string, string | undefined>>): string[] {
+  return (env.KUBECONFIG ?? '').split(path.delimiter).filter((file) => file !== '');
 }
 
-function kubeconfigFiles(env: Readonly<Record<string, string | undefined>>, first: string): string[] {
-  const fromEnv = (env.KUBECONFIG ?? '').split(path.delimiter).filter((file) => file !== '');
-  return fromEnv.length > 0 ? fromEnv : [first];
+function homeKubeconfig(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const home = path.join(env.HOME ?? homedir(), '.kube', 'config');
+  return existsSync(home) ? home : undefined;
 }
 
 function optionalString(body: Record<string, unknown>, key: string, entry: Entry): string | undefined {

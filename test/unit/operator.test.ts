@@ -4,11 +4,7 @@
  * the progress line, Events and metrics.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-
 import { ConfigError, parseConfig } from '../../src/config.js';
 import { collectableAt, type Collectable, type CollectableFacts } from '../../src/core/collectable.js';
 import { explain, scopeVerdict } from '../../src/core/explain.js';
@@ -20,21 +16,10 @@ import { buildReport } from '../../src/report/build.js';
 import { renderExplanationJson, renderExplanationText } from '../../src/report/explain.js';
 import { nextTick, parseSchedule, parseTimeZone, runOnSchedule } from '../../src/schedule.js';
 import { DAY, HOUR, NOW, POLICY, activeRun, at, run, target } from '../fixtures/unit/records.js';
+import { assertGolden } from '../support/golden.js';
 
 const KEY = 'tekton-resource-gc.io';
 const NOW_MS = NOW.getTime();
-const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'golden');
-
-function assertGolden(name: string, actual: string): void {
-  const path = join(GOLDEN_DIR, name);
-  if (process.env.UPDATE_GOLDEN === '1') {
-    mkdirSync(GOLDEN_DIR, { recursive: true });
-    writeFileSync(path, actual);
-    return;
-  }
-  assert.ok(existsSync(path), `golden file ${path} is missing: run the tests with UPDATE_GOLDEN=1 to create it`);
-  assert.equal(actual, readFileSync(path, 'utf8'), `output differs from ${path}; if the change is intended, run with UPDATE_GOLDEN=1`);
-}
 
 describe('collectableAt', () => {
   const created = NOW_MS - 10 * HOUR;

@@ -1,9 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-
 import type { Action, Decision, Reason, ReferenceView, RunKindName, RunState } from '../../src/core/types.js';
 import { buildReport, type PassRecord } from '../../src/report/build.js';
 import { ITEMS_PER_PIECE, renderJson, renderJsonChunks } from '../../src/report/json.js';
@@ -11,23 +7,7 @@ import { MARKDOWN_MAX_CHARS, MARKDOWN_NAMESPACE_ROWS, MARKDOWN_ROWS_PER_NAMESPAC
 import { OUTPUT_FORMATS, type Report, type Result } from '../../src/report/model.js';
 import { RENDERERS, renderReport } from '../../src/report/render.js';
 import { renderText, renderTextChunks, summaryLine } from '../../src/report/text.js';
-
-const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'golden');
-
-/**
- * Compares output with test/golden/<name>. `UPDATE_GOLDEN=1` rewrites the file instead;
- * review the diff before committing it.
- */
-function assertGolden(name: string, actual: string): void {
-  const path = join(GOLDEN_DIR, name);
-  if (process.env.UPDATE_GOLDEN === '1') {
-    mkdirSync(GOLDEN_DIR, { recursive: true });
-    writeFileSync(path, actual);
-    return;
-  }
-  assert.ok(existsSync(path), `golden file ${path} is missing: run the tests with UPDATE_GOLDEN=1 to create it`);
-  assert.equal(actual, readFileSync(path, 'utf8'), `output differs from ${path}; if the change is intended, run with UPDATE_GOLDEN=1`);
-}
+import { assertGolden } from '../support/golden.js';
 
 function run(kind: RunKindName, name: string, state: RunState, finishedAt?: string): ReferenceView {
   return finishedAt === undefined ? { kind, name, state, via: 'spec' } : { kind, name, state, finishedAt, via: 'spec' };
