@@ -61,6 +61,3 @@ export interface Report {
 
 export const OUTPUT_FORMATS = ['text', 'json', 'markdown'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
-
-/** About how many characters the text renderer hands over at a time (see renderTextChunks). */
-export const CHUNK_CHARS = 64 * 1024;

@@ -1,6 +1,6 @@
 import { REASONS, type Reason } from '../core/types.js';
 import { countReasons } from './build.js';
-import { CHUNK_CHARS, RESULTS, type Report, type ReportItem, type ReportReference, type Result } from './model.js';
+import { RESULTS, type Report, type ReportItem, type ReportReference, type Result } from './model.js';
 
 /** What each result means, as the summary line says it: `3 would be deleted`. */
 const RESULT_PHRASES: { readonly [R in Result]: string } = {
@@ -18,6 +18,9 @@ const RESULT_PHRASES: { readonly [R in Result]: string } = {
  * say enough here, and the JSON report has them all.
  */
 export const REFERENCES_SHOWN = 3;
+
+/** About how many characters renderTextChunks hands over at a time. */
+export const CHUNK_CHARS = 64 * 1024;
 
 const COLUMNS = ['NAMESPACE', 'NAME', 'ACTION', 'RESULT', 'REASON', 'REFERENCING RUNS', 'WHY'] as const;
 
