@@ -41,7 +41,7 @@ export interface CollectableFacts {
 
 /** What has to change for a target that time alone will not make collectable. */
 const NEVER_UNTIL: { readonly [R in Reason]?: string } = {
-  retained: 'its retain label or annotation is removed or set to "false"',
+  retained: 'its retain label and annotation are both removed or set to "false"',
   'namespace-retained': 'the retain label of its namespace is removed or set to "false"',
   'retention-invalid': 'its retention value is fixed or removed',
   'unreadable-run': 'the run with references of an unexpected shape is fixed or deleted',

@@ -8,7 +8,7 @@ import {
   formatInstant,
   formatRetentionDuration,
   parseTimestampMs,
-  readRetain,
+  readNamespaceRetain,
   readTargetRetention,
   retentionKeys,
   type RetentionValue,
@@ -55,7 +55,7 @@ interface Pass {
 function gatherFacts(target: TargetRecord, pass: Pass): TargetFacts {
   const namespace = pass.view.namespaces.get(target.namespace);
   const namespaceWarnings: string[] = [];
-  const namespaceRetain = namespace && readRetain(namespace, retentionKeys(pass.policy.labelPrefix).retain, namespaceWarnings);
+  const namespaceRetain = namespace && readNamespaceRetain(namespace, retentionKeys(pass.policy.labelPrefix).retain, namespaceWarnings);
   const retention = readTargetRetention(target, pass.policy.labelPrefix);
   return {
     target,
@@ -119,14 +119,14 @@ function firstVerdict(facts: TargetFacts): Verdict {
   return unreferenced();
 }
 
-/** 1: `<prefix>/retain` on the target is anything but `false`. */
+/** 1: the label or the annotation `<prefix>/retain` on the target is anything but `false`; either one is enough. */
 function retained({ retention }: TargetFacts): Verdict | null {
   const retain = retention.retain;
   if (retain?.value !== true) return null;
   return { reason: 'retained', message: `retained by ${retain.source} ${retain.key}="${retain.text}"` };
 }
 
-/** 2: the namespace's `<prefix>/retain` label, read like rule 1. */
+/** 2: the namespace's `<prefix>/retain` label (a label only), any value but `false` as in rule 1. */
 function namespaceRetained({ namespaceRetain, target }: TargetFacts): Verdict | null {
   if (namespaceRetain?.value !== true) return null;
   return { reason: 'namespace-retained', message: `namespace ${target.namespace} is retained by label ${namespaceRetain.key}="${namespaceRetain.text}"` };

@@ -5,7 +5,7 @@
  */
 import { collectableAt, type Collectable } from './collectable.js';
 import { decide } from './decide.js';
-import { formatDuration, formatRetentionDuration, parseTimestampMs, readRetain, readTargetRetention, retentionKeys } from './retention.js';
+import { formatDuration, formatRetentionDuration, parseTimestampMs, readNamespaceRetain, readTargetRetention, retainValues, retentionKeys } from './retention.js';
 import { REASONS, type Decision, type NamespaceRecord, type Policy, type RetentionDuration, type RunRecord, type TargetRecord } from './types.js';
 
 /** One setting that keeps targets for a while, as it applies to this one. */
@@ -63,11 +63,12 @@ export function explain(input: ExplainInput, policy: Policy, now: Date): Explana
     ...(lastFinishMs !== undefined && { lastFinishMs }),
   });
   const facts: RetentionFact[] = [];
-  if (retention.retain !== undefined) {
-    const { source, key, text, value } = retention.retain;
+  const keys = retentionKeys(policy.labelPrefix);
+  // Rule 1 reads the label and the annotation alike, and either one retains: both are shown.
+  for (const { source, key, text, value } of retainValues(target, keys.retain)) {
     facts.push({ setting: 'retain', source: `${source} ${key}`, value: text, ...(value && { expiresMs: 'never' as const }) });
   }
-  const namespaceRetain = input.namespace && readRetain(input.namespace, retentionKeys(policy.labelPrefix).retain, []);
+  const namespaceRetain = input.namespace && readNamespaceRetain(input.namespace, keys.retain, []);
   if (namespaceRetain !== undefined) {
     const { key, text, value } = namespaceRetain;
     facts.push({ setting: 'namespace retain', source: `label ${key} on namespace ${target.namespace}`, value: text, ...(value && { expiresMs: 'never' as const }) });

@@ -3,8 +3,13 @@
  * parsers whose errors say what a valid value looks like; config parsing reuses them.
  *
  * Choices (for the README):
- * - A value is read from the label first, then from the annotation of the same key; when
- *   both are set and differ, the label is used and a warning says so.
+ * - `retain` (SPEC.md rule 1: "label or annotation"): the label and the annotation are both
+ *   read, and either one that retains keeps the target; the decision names the one that
+ *   did (the label when both do). When both are set and differ, a warning says so. On a
+ *   Namespace (rule 2) only the label counts.
+ * - `retain-until` and `retain-for` are read from the label first, then from the annotation
+ *   of the same key (SPEC.md); when both are set and differ, the label is used and a
+ *   warning says so.
  * - Durations: `^\d+[smhdw]$`, an ISO 8601 duration (`P7D`, `PT12H`, `P1DT6H`, `P2W`) or
  *   `forever`. Zero is allowed (`0s`: no waiting, useful for `--min-age`); negative
  *   durations cannot be written. ISO months and years count as 30 and 365 days (luxon's
@@ -153,7 +158,7 @@ export interface Labelled {
 
 /** What a target's retention labels and annotations say. */
 export interface TargetRetention {
-  /** `value`: whether it retains (any text but `false` does). */
+  /** The label or annotation that retains it (any text but `false` does), else the one set to `false`. */
   retain?: RetentionValue<boolean>;
   /** `value`: epoch milliseconds. */
   retainUntil?: RetentionValue<number>;
@@ -176,14 +181,38 @@ function readRetentionText(object: Labelled, key: string, warnings: string[]): O
   return undefined;
 }
 
-/** `retain`: any value other than `false` retains; a value other than `true` also warns. */
+/** `retain` as each source on the object writes it, the label first: any text but `false` retains. */
+export function retainValues(object: Labelled, key: string): RetentionValue<boolean>[] {
+  const sources: [RetentionSource, string | undefined][] = [
+    ['label', object.labels[key]],
+    ['annotation', object.annotations?.[key]],
+  ];
+  return sources.flatMap(([source, text]) => (text === undefined ? [] : [{ key, source, text, value: text !== 'false' }]));
+}
+
+/**
+ * `retain` on a target (SPEC.md rule 1, "label or annotation"): the first source that
+ * retains, else the one that is set (and says `false`). A text other than `true` or `false`
+ * warns, as do a label and an annotation that differ.
+ */
 export function readRetain(object: Labelled, key: string, warnings: string[]): RetentionValue<boolean> | undefined {
-  const found = readRetentionText(object, key, warnings);
-  if (found === undefined) return undefined;
-  if (found.text !== 'true' && found.text !== 'false') {
-    warnings.push(`${found.source} ${key} "${found.text}" is neither "true" nor "false"; any value but "false" retains`);
+  const values = retainValues(object, key);
+  for (const { source, text } of values) {
+    if (text !== 'true' && text !== 'false') warnings.push(`${source} ${key} "${text}" is neither "true" nor "false"; any value but "false" retains`);
   }
-  return { ...found, value: found.text !== 'false' };
+  const label = values.find((value) => value.source === 'label');
+  const annotation = values.find((value) => value.source === 'annotation');
+  // Two different texts cannot both be `false`: when they differ, at least one retains.
+  if (label !== undefined && annotation !== undefined && label.text !== annotation.text) {
+    const outcome = label.value && annotation.value ? 'both retain' : `the ${label.value ? 'label' : 'annotation'} retains, and either one is enough`;
+    warnings.push(`label ${key} "${label.text}" and the annotation of the same key, "${annotation.text}", differ; ${outcome}`);
+  }
+  return values.find((value) => value.value) ?? values[0];
+}
+
+/** `retain` on a Namespace (SPEC.md rule 2): its label only, read like a target's. */
+export function readNamespaceRetain(namespace: { labels: Readonly<Record<string, string>> }, key: string, warnings: string[]): RetentionValue<boolean> | undefined {
+  return readRetain({ labels: namespace.labels }, key, warnings);
 }
 
 export function readTargetRetention(target: Labelled, prefix: string): TargetRetention {

@@ -20,6 +20,8 @@ interface Row {
 }
 
 const dayAgo = at(-DAY);
+// NamespaceRecord carries no annotations; an object that has one anyway must not retain.
+const annotatedNamespace: NamespaceRecord = Object.assign({ name: 'ci', labels: {} }, { annotations: { [`${KEY}/retain`]: 'true' } });
 const twoDaysAgo = at(-2 * DAY);
 
 const rows: readonly Row[] = [
@@ -54,12 +56,56 @@ const rows: readonly Row[] = [
     message: 'no run references it',
   },
   {
-    row: 'rule 1: the label wins over the annotation: label false, annotation true is not retained',
+    row: 'rule 1: label or annotation: label "false", annotation "true" is retained by the annotation, with a warning',
     target: target('t', { labels: { [`${KEY}/retain`]: 'false' }, annotations: { [`${KEY}/retain`]: 'true' } }),
+    action: 'keep',
+    reason: 'retained',
+    message: `retained by annotation ${KEY}/retain="true"`,
+    warnings: [`label ${KEY}/retain "false" and the annotation of the same key, "true", differ; the annotation retains, and either one is enough`],
+  },
+  {
+    row: 'rule 1: label "true", annotation "false" is retained by the label, with a warning',
+    target: target('t', { labels: { [`${KEY}/retain`]: 'true' }, annotations: { [`${KEY}/retain`]: 'false' } }),
+    action: 'keep',
+    reason: 'retained',
+    message: `retained by label ${KEY}/retain="true"`,
+    warnings: [`label ${KEY}/retain "true" and the annotation of the same key, "false", differ; the label retains, and either one is enough`],
+  },
+  {
+    row: 'rule 1: label "false", annotation "keep": the annotation retains, and both warnings are given',
+    target: target('t', { labels: { [`${KEY}/retain`]: 'false' }, annotations: { [`${KEY}/retain`]: 'keep' } }),
+    action: 'keep',
+    reason: 'retained',
+    message: `retained by annotation ${KEY}/retain="keep"`,
+    warnings: [
+      `annotation ${KEY}/retain "keep" is neither "true" nor "false"; any value but "false" retains`,
+      `label ${KEY}/retain "false" and the annotation of the same key, "keep", differ; the annotation retains, and either one is enough`,
+    ],
+  },
+  {
+    row: 'rule 1: both retain with different values: the label is named, and the difference warned of',
+    target: target('t', { labels: { [`${KEY}/retain`]: 'yes' }, annotations: { [`${KEY}/retain`]: 'true' } }),
+    action: 'keep',
+    reason: 'retained',
+    message: `retained by label ${KEY}/retain="yes"`,
+    warnings: [
+      `label ${KEY}/retain "yes" is neither "true" nor "false"; any value but "false" retains`,
+      `label ${KEY}/retain "yes" and the annotation of the same key, "true", differ; both retain`,
+    ],
+  },
+  {
+    row: 'rule 1: label and annotation both "false": not retained, no warning',
+    target: target('t', { labels: { [`${KEY}/retain`]: 'false' }, annotations: { [`${KEY}/retain`]: 'false' } }),
     action: 'delete',
     reason: 'unreferenced',
     message: 'no run references it',
-    warnings: [`label ${KEY}/retain "false" is used; the annotation of the same key, "true", is ignored`],
+  },
+  {
+    row: 'rule 1: an annotation "false" alone does not retain',
+    target: target('t', { annotations: { [`${KEY}/retain`]: 'false' } }),
+    action: 'delete',
+    reason: 'unreferenced',
+    message: 'no run references it',
   },
   {
     row: 'rule 1 before rule 5: retained even while an active run references it',
@@ -99,6 +145,14 @@ const rows: readonly Row[] = [
     row: 'rule 2: namespace label "false" retains nothing',
     target: target('t'),
     namespace: { name: 'ci', labels: { [`${KEY}/retain`]: 'false' } },
+    action: 'delete',
+    reason: 'unreferenced',
+    message: 'no run references it',
+  },
+  {
+    row: 'rule 2: a retain annotation on the namespace retains nothing: rule 2 reads its label only',
+    target: target('t'),
+    namespace: annotatedNamespace,
     action: 'delete',
     reason: 'unreferenced',
     message: 'no run references it',

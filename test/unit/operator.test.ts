@@ -29,7 +29,7 @@ describe('collectableAt', () => {
     { row: 'runs-finished is now', facts: { reason: 'runs-finished' }, expect: { when: 'now' } },
     { row: 'unreferenced is now', facts: { reason: 'unreferenced', retainFor: { kind: 'forever' } }, expect: { when: 'now' } },
     // Rules that time alone does not lift.
-    { row: 'retained: never', facts: { reason: 'retained' }, expect: { when: 'never', until: 'its retain label or annotation is removed or set to "false"' } },
+    { row: 'retained: never', facts: { reason: 'retained' }, expect: { when: 'never', until: 'its retain label and annotation are both removed or set to "false"' } },
     { row: 'namespace retained: never', facts: { reason: 'namespace-retained' }, expect: { when: 'never', until: 'the retain label of its namespace is removed or set to "false"' } },
     { row: 'invalid retention: never', facts: { reason: 'retention-invalid' }, expect: { when: 'never', until: 'its retention value is fixed or removed' } },
     { row: 'unreadable run: never', facts: { reason: 'unreadable-run' }, expect: { when: 'never', until: 'the run with references of an unexpected shape is fixed or deleted' } },
@@ -110,6 +110,24 @@ describe('explain', () => {
         ['min-age', '--min-age', NOW_MS - 3 * DAY + HOUR],
       ],
     );
+  });
+
+  it('rule 1 is label or annotation: a label "false" beside an annotation "true" is retained by the annotation, and both are shown', () => {
+    const t = target('t', { labels: { [`${KEY}/retain`]: 'false' }, annotations: { [`${KEY}/retain`]: 'true' } });
+    const explanation = explain({ target: t, runs: [], namespace: { name: 'ci', labels: {} }, scope: inScope }, POLICY, NOW);
+    assert.equal(explanation.decision.reason, 'retained');
+    assert.equal(explanation.rule, 1);
+    assert.equal(explanation.decision.message, `retained by annotation ${KEY}/retain="true"`);
+    assert.deepEqual(
+      explanation.retention.map((fact) => [fact.setting, fact.source, fact.value, fact.expiresMs]),
+      [
+        ['retain', `label ${KEY}/retain`, 'false', undefined],
+        ['retain', `annotation ${KEY}/retain`, 'true', 'never'],
+        ['min-age', '--min-age', '1h', NOW_MS - 3 * DAY + HOUR],
+      ],
+    );
+    assert.deepEqual(explanation.collectable, { when: 'never', until: 'its retain label and annotation are both removed or set to "false"' });
+    assert.match(renderExplanationText(explanation), /label tekton-resource-gc\.io\/retain "false": does not keep it\n {13}annotation tekton-resource-gc\.io\/retain "true": keeps it while set/);
   });
 
   it('keeps invalid values apart, as rule 3 says them', () => {

@@ -154,16 +154,25 @@ function names(run: RunRecord, target: TargetRecord): boolean {
   return bySpec || target.ownerReferences.some((owner) => owner.kind === run.kind && owner.uid === run.uid);
 }
 
+/** SPEC.md: "Retention values are read from the label first, then the annotation of the same key." */
 function retainValue(target: TargetRecord, key: string): string | undefined {
   return target.labels[`${PREFIX}/${key}`] ?? target.annotations[`${PREFIX}/${key}`];
 }
 
+/**
+ * SPEC.md rule 1: "label or annotation `<prefix>/retain` is `true` (any value other than
+ * `false` also retains, with a warning)": either source is enough on its own.
+ */
+function isRetained(target: TargetRecord): boolean {
+  return [target.labels, target.annotations].some((source) => {
+    const value = source[`${PREFIX}/retain`];
+    return value !== undefined && value !== 'false';
+  });
+}
+
 const oracles: Record<string, (target: TargetRecord, view: ClusterView, now: Date) => boolean> = {
   'referenced by an active run': (target, view) => view.runs.some((run) => names(run, target) && isEffectivelyActive(run, view.runs)),
-  retained: (target) => {
-    const value = retainValue(target, 'retain');
-    return value !== undefined && value !== 'false';
-  },
+  retained: isRetained,
   'in a retained namespace': (target, view) => {
     const value = view.namespaces.get(target.namespace)?.labels[`${PREFIX}/retain`];
     return value !== undefined && value !== 'false';

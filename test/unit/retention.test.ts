@@ -6,6 +6,7 @@ import {
   parseDurationMs,
   parseRetentionDuration,
   parseRetentionInstant,
+  readNamespaceRetain,
   readTargetRetention,
 } from '../../src/core/retention.js';
 import type { RetentionDuration } from '../../src/core/types.js';
@@ -160,6 +161,33 @@ describe('readTargetRetention', () => {
       assert.deepEqual(read.warnings, expected);
     });
   }
+
+  // Each row: label text, annotation text -> the source named (undefined: nothing set), whether it retains.
+  const eitherRows: readonly [string | undefined, string | undefined, 'label' | 'annotation' | undefined, boolean][] = [
+    ['false', 'true', 'annotation', true],
+    ['true', 'false', 'label', true],
+    ['true', 'true', 'label', true],
+    ['false', 'false', 'label', false],
+    [undefined, 'false', 'annotation', false],
+    ['false', undefined, 'label', false],
+    [undefined, undefined, undefined, false],
+  ];
+  for (const [label, annotation, source, retains] of eitherRows) {
+    it(`retain: label ${JSON.stringify(label)}, annotation ${JSON.stringify(annotation)} -> ${source ?? 'nothing'}${retains ? ' retains' : ''} (SPEC rule 1: label or annotation)`, () => {
+      const read = readTargetRetention(
+        { labels: label === undefined ? {} : { [key('retain')]: label }, annotations: annotation === undefined ? {} : { [key('retain')]: annotation } },
+        prefix,
+      );
+      assert.equal(read.retain?.source, source);
+      assert.equal(read.retain?.value ?? false, retains);
+    });
+  }
+
+  it('a namespace retains by its label only', () => {
+    const annotated = Object.assign({ labels: {} }, { annotations: { [key('retain')]: 'true' } });
+    assert.equal(readNamespaceRetain(annotated, key('retain'), []), undefined);
+    assert.equal(readNamespaceRetain({ labels: { [key('retain')]: 'true' } }, key('retain'), [])?.value, true);
+  });
 
   it('another prefix reads other keys only', () => {
     const read = readTargetRetention({ labels: { [key('retain')]: 'true', 'example.com/retain': 'true' } }, 'example.com');
