@@ -19,6 +19,7 @@ import { explainTarget, runPass } from './sweep.js';
 
 const EXIT_USAGE = 2;
 const EXIT_COULD_NOT_RUN = 1;
+const EXIT_PARTIAL = 3;
 
 async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   let config: Config;
@@ -98,6 +99,7 @@ async function onePass(config: Config, io: PassIo): Promise<number> {
   if (outcome.kind === 'not-served') {
     process.stdout.write('pipelineresources.tekton.dev/v1alpha1 is not served by this cluster: there is nothing to collect\n');
     exitCode = 0;
+    log.info({ dryRun: config.dryRun, served: false, exitCode, api: http.stats }, 'pass finished');
   } else {
     const { report } = outcome;
     exitCode = outcome.exitCode;
@@ -105,7 +107,9 @@ async function onePass(config: Config, io: PassIo): Promise<number> {
     const { summary } = report;
     log.info({ dryRun: report.dryRun, ...summary, exitCode, api: http.stats }, 'pass finished');
     if (config.reportFile !== undefined && !(await writeReportFile(config.reportFile, renderReportChunks(report, config.output), log))) {
-      exitCode = exitCode === 0 ? EXIT_COULD_NOT_RUN : exitCode;
+      // Exit 1 says nothing was deleted; once something was, a lost report file is a partial failure.
+      const deleted = (report.summary.results.deleted ?? 0) > 0;
+      exitCode = exitCode !== 0 ? exitCode : deleted ? EXIT_PARTIAL : EXIT_COULD_NOT_RUN;
     }
   }
   if (config.pushgatewayUrl !== undefined) {

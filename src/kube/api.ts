@@ -198,16 +198,19 @@ export interface Preconditions {
 
 /**
  * Deletes the object only if it is still the one that was listed (uid) and has not
- * changed since (resourceVersion). 404 and 409 are outcomes, not failures.
+ * changed since (resourceVersion). 404 and 409 are outcomes, not failures. One attempt:
+ * a throttled or failed delete throws its KubeError, and the caller decides whether the
+ * view it stands on is still fresh enough to try again.
  */
 export async function deleteIfUnchanged(
   http: KubeHttp,
   resource: ApiResource,
   target: { namespace: string; name: string },
   preconditions: Preconditions,
+  attempt = 1,
 ): Promise<DeleteOutcome> {
   const why = purpose('delete', resource, target.namespace);
-  const response = await http.send(why, {
+  const response = await http.sendOnce(why, {
     method: 'DELETE',
     path: objectPath(resource, target.namespace, target.name),
     body: {
@@ -216,7 +219,7 @@ export async function deleteIfUnchanged(
       propagationPolicy: 'Background',
       preconditions,
     },
-  });
+  }, attempt);
   if (response.status === 404) {
     return 'gone';
   }

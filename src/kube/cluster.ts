@@ -111,10 +111,12 @@ export class KubeCluster {
   }
 
   /**
-   * The runs in `namespaces` that are new or changed compared with `listed`, read in full,
-   * and the uids of listed runs that are gone. Reads metadata only for the comparison, so
-   * a re-check costs a fraction of the first listing. `scope` keeps the reads inside what
-   * the pass may read: named namespaces are always read one by one.
+   * The runs in `namespaces` that are new or changed compared with `listed`, and the uids
+   * of listed runs that are gone. Costs a few lists per kind, never a request per run: a
+   * metadata-only list finds the namespaces where anything changed, and only those are
+   * listed again in full (one by one when few, else once across the cluster). `scope`
+   * keeps the reads inside what the pass may read: named namespaces are always read one
+   * by one. The caller dates the answer by when it called, before the first read.
    */
   async runsChangedSince(
     apis: ServedApis,
@@ -122,30 +124,40 @@ export class KubeCluster {
     namespaces: readonly string[],
     scope: Scope,
   ): Promise<{ changed: RunRecord[]; goneUids: Set<string> }> {
-    const listedVersions = new Map(listed.map((run) => [run.uid, run.resourceVersion]));
     const wanted = new Set(namespaces);
     const changed: RunRecord[] = [];
-    const seen = new Set<string>();
+    const goneUids = new Set<string>();
     for (const kind of RUN_KIND_NAMES) {
       const served = apis.runs[kind];
       if (served === undefined) {
         continue;
       }
-      const metadata = await this.metadataOf(served.resource, namespaces, scope);
-      for (const item of metadata.filter((entry) => wanted.has(entry.namespace))) {
-        seen.add(item.uid);
-        if (listedVersions.get(item.uid) === item.resourceVersion) {
-          continue;
-        }
-        const object = await getObject(this.http, served.resource, item.namespace, item.name);
-        if (object !== null) {
-          changed.push(toRunRecord(object, kind));
-        }
+      const listedOfKind = listed.filter((run) => run.kind === kind && wanted.has(run.namespace));
+      const listedVersions = new Map(listedOfKind.map((run) => [run.uid, run.resourceVersion]));
+      const metadata = (await this.listInNamespaces(served.resource, namespaces, scope, METADATA_ONLY, identityOf)).filter((item) =>
+        wanted.has(item.namespace),
+      );
+      const seen = new Set(metadata.map((item) => item.uid));
+      for (const run of listedOfKind) {
+        if (!seen.has(run.uid)) goneUids.add(run.uid);
+      }
+      const touched = [...new Set(metadata.filter((item) => listedVersions.get(item.uid) !== item.resourceVersion).map((item) => item.namespace))];
+      if (touched.length === 0) {
+        continue;
+      }
+      // Read after the metadata, so at least as new: it decides for the namespaces it covers.
+      const touchedSet = new Set(touched);
+      const current = (await this.listInNamespaces(served.resource, touched, scope, undefined, (item) => toRunRecord(item, kind))).filter((run) =>
+        touchedSet.has(run.namespace),
+      );
+      const present = new Set(current.map((run) => run.uid));
+      for (const run of current) {
+        if (listedVersions.get(run.uid) !== run.resourceVersion) changed.push(run);
+      }
+      for (const run of listedOfKind) {
+        if (touchedSet.has(run.namespace) && !present.has(run.uid)) goneUids.add(run.uid);
       }
     }
-    const goneUids = new Set(
-      listed.filter((run) => wanted.has(run.namespace) && !seen.has(run.uid)).map((run) => run.uid),
-    );
     return { changed, goneUids };
   }
 
@@ -163,28 +175,33 @@ export class KubeCluster {
     return list.records.length > 0;
   }
 
-  async deleteTarget(apis: ServedApis, target: TargetRecord): Promise<DeleteOutcome> {
-    return deleteIfUnchanged(this.http, apis.target, target, {
-      uid: target.uid,
-      resourceVersion: target.resourceVersion,
-    });
+  /** One attempt (`attempt` counts the caller's tries): a refused delete throws, and is not retried here. */
+  async deleteTarget(apis: ServedApis, target: TargetRecord, attempt = 1): Promise<DeleteOutcome> {
+    return deleteIfUnchanged(this.http, apis.target, target, { uid: target.uid, resourceVersion: target.resourceVersion }, attempt);
   }
 
-  private async metadataOf(resource: ApiResource, namespaces: readonly string[], scope: Scope): Promise<ObjectIdentity[]> {
-    // A scope of named namespaces may be all this identity can read (the chart's Roles).
+  /**
+   * Every object of `resource` in `namespaces`: one list per namespace when the scope names
+   * its namespaces (that may be all this identity can read, as with the chart's Roles) or
+   * when they are few, else one list across the cluster less the excluded namespaces (the
+   * caller drops what lies outside `namespaces`).
+   */
+  private async listInNamespaces<T>(
+    resource: ApiResource,
+    namespaces: readonly string[],
+    scope: Scope,
+    accept: string | undefined,
+    toRecord: (item: unknown) => T,
+  ): Promise<T[]> {
     const perNamespace = scope.namespaces.length > 0 || namespaces.length <= PER_NAMESPACE_RECHECK_LIMIT;
     const fieldSelector = perNamespace ? '' : excludedNamespacesSelector(scope);
-    const identities: ObjectIdentity[] = [];
+    const records: T[] = [];
     for (const namespace of perNamespace ? namespaces : ['']) {
-      const list = await listAll(
-        this.http,
-        resource,
-        { namespace, fieldSelector, pageSize: this.pageSize, accept: METADATA_ONLY },
-        identityOf,
-      );
-      for (const identity of list.records) identities.push(identity);
+      const list = await listAll(this.http, resource, { namespace, fieldSelector, pageSize: this.pageSize, ...(accept === undefined ? {} : { accept }) }, toRecord);
+      // One push per record: a spread of 150,000 records overflows the call stack.
+      for (const record of list.records) records.push(record);
     }
-    return identities;
+    return records;
   }
 
   /** One list per named namespace, or one across all namespaces less the excluded ones. */

@@ -143,9 +143,19 @@ export class KubeHttp {
     );
   }
 
-  /** Like json() but hands back 4xx answers (a delete's 404 and 409 are results, not failures). */
-  async send(purpose: RequestPurpose, request: KubeRequest): Promise<KubeResponse> {
-    return this.withRetries(purpose, request, (response) => response);
+  /**
+   * One attempt and no retry: the answer (4xx included: a delete's 404 and 409 are
+   * results, not failures), or a KubeError for throttling, a server error or a broken
+   * connection. Deletes go this way: a delete retried here, below the re-check, would act
+   * on a view of the runs as old as its backoff (the delete phase retries it on a fresh one).
+   * `attempt` is which attempt of the caller's this is.
+   */
+  async sendOnce(purpose: RequestPurpose, request: KubeRequest, attempt = 1): Promise<KubeResponse> {
+    // Counted like this client's own retries, so a pass's figures show every attempt after a first.
+    if (attempt > 1) this.stats.retries++;
+    const response = await this.attempt(purpose, request);
+    if (response instanceof KubeError) throw response;
+    return response;
   }
 
   /**
@@ -189,7 +199,7 @@ export class KubeHttp {
       if (!(outcome instanceof KubeError)) {
         return outcome;
       }
-      const delay = this.retryDelay(outcome, attempt);
+      const delay = retryDelayMs(retry, attempt, outcome.retryAfterMs);
       const elapsed = Date.now() - started;
       if (!isRetryable(outcome) || attempt >= retry.maxAttempts || elapsed + delay > retry.maxTotalMs) {
         throw outcome;
@@ -312,13 +322,16 @@ export class KubeHttp {
       return networkError(error, purpose);
     }
   }
+}
 
-  private retryDelay(error: KubeError, attempt: number): number {
-    const { initialDelayMs, maxDelayMs } = this.options.retry;
-    const backoff = Math.min(maxDelayMs, initialDelayMs * 2 ** (attempt - 1));
-    const jittered = backoff / 2 + Math.random() * (backoff / 2);
-    return Math.max(jittered, error.retryAfterMs);
-  }
+/**
+ * The wait before attempt `attempt + 1`: exponential backoff with jitter, never shorter
+ * than what the server asked for with Retry-After.
+ */
+export function retryDelayMs(policy: Pick<RetryPolicy, 'initialDelayMs' | 'maxDelayMs'>, attempt: number, retryAfterMs: number, random: () => number = Math.random): number {
+  const backoff = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1));
+  const jittered = backoff / 2 + random() * (backoff / 2);
+  return Math.max(jittered, retryAfterMs);
 }
 
 function collect(res: http.IncomingMessage): Promise<Buffer> {

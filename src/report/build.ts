@@ -17,6 +17,8 @@ export interface PassRecord {
    * run and `aborted` in a live pass, since no delete was attempted for it.
    */
   results: ReadonlyMap<string, Result>;
+  /** Pass-level warnings; the report carries `warnings` only when there are some. */
+  warnings?: readonly string[];
   /** Pass-level failures; the report carries `errors` only when there are some. */
   errors?: readonly string[];
 }
@@ -40,6 +42,7 @@ export function buildReport(pass: PassRecord): Report {
     },
     items,
   };
+  if (pass.warnings !== undefined && pass.warnings.length > 0) report.warnings = [...pass.warnings];
   if (pass.errors !== undefined && pass.errors.length > 0) report.errors = [...pass.errors];
   return report;
 }

@@ -49,8 +49,13 @@ export function* renderJsonChunks(report: Report): Generator<string> {
     }
     yield '\n  ]';
   }
-  const errors = report.errors !== undefined && report.errors.length > 0 ? `,\n  "errors": ${JSON.stringify(report.errors, null, 2).replaceAll('\n', '\n  ')}` : '';
-  yield `${errors}\n}\n`;
+  yield `${listField('warnings', report.warnings)}${listField('errors', report.errors)}\n}\n`;
+}
+
+/** `,\n  "name": [...]` as the whole document's stringify would write it; nothing when the list is absent or empty. */
+function listField(name: 'warnings' | 'errors', values: readonly string[] | undefined): string {
+  if (values === undefined || values.length === 0) return '';
+  return `,\n  "${name}": ${JSON.stringify(values, null, 2).replaceAll('\n', '\n  ')}`;
 }
 
 function orderedSummary(summary: ReportSummary): ReportSummary {

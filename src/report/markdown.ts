@@ -99,9 +99,9 @@ function listOrNone(names: readonly string[]): string {
 }
 
 function errorBlock(report: Report): string[] {
-  const errors = report.errors ?? [];
-  if (errors.length === 0) return [];
-  return [`**Errors:**\n\n${errors.map((error) => `- ${escapeMarkdown(error)}`).join('\n')}`];
+  const block = (heading: string, lines: readonly string[] = []): string[] =>
+    lines.length === 0 ? [] : [`**${heading}:**\n\n${lines.map((line) => `- ${escapeMarkdown(line)}`).join('\n')}`];
+  return [...block('Errors', report.errors), ...block('Warnings', report.warnings)];
 }
 
 function summaryTables(report: Report): string[] {

@@ -53,6 +53,12 @@ export interface Report {
   /** Sorted by namespace, then name. */
   items: ReportItem[];
   /**
+   * Pass-level things an operator should know that did not stop the pass (a setting that
+   * is risky, a run kind the cluster does not serve, a live pass that the deletion cap
+   * would stop). Present only when there were any.
+   */
+  warnings?: string[];
+  /**
    * Pass-level failures (a list that failed, a pass stopped by SIGTERM). Present only
    * when there were any, so a clean report is exactly SPEC.md's shape.
    */

@@ -50,7 +50,7 @@ export function* renderTextChunks(report: Report): Generator<string> {
     }
     yield chunk;
   }
-  const tail = (report.errors ?? []).map((error) => `error: ${oneLine(error)}\n`);
+  const tail = [...(report.warnings ?? []).map((warning) => `warning: ${oneLine(warning)}\n`), ...(report.errors ?? []).map((error) => `error: ${oneLine(error)}\n`)];
   yield `${tail.join('')}${summaryLine(report)}\n`;
 }
 

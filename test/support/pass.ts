@@ -89,9 +89,10 @@ export async function passInProcess(kubeConfig: KubeConfig, args: readonly strin
       return namespaces;
     },
     runsChangedSince: (...args) => real.runsChangedSince(...args),
-    deleteTarget: async (apis, target) => {
+    readTarget: (...args) => real.readTarget(...args),
+    deleteTarget: async (apis, target, attempt) => {
       await hooks.beforeDelete?.(target, sent++);
-      return real.deleteTarget(apis, target);
+      return real.deleteTarget(apis, target, attempt);
     },
   };
   const { log, lines } = capturingLogger();

@@ -1,0 +1,419 @@
+/**
+ * The delete phase on an injected clock: a small discrete-event simulation in which time
+ * passes only while something waits (a backoff, the --qps pacing, a refresh or a delete that
+ * takes time), so every figure below is exact and the tests take milliseconds. The real
+ * API server's side of the same promises is proven in test/integration/deletephase.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { decide } from '../../src/core/decide.js';
+import type { ClusterView, Decision, RunRecord, TargetRecord } from '../../src/core/types.js';
+import { RECHECK_INTERVAL_MS, deleteCandidates, redecide, refreshView, type DeletePhase, type DeletePhaseDeps } from '../../src/deletephase.js';
+import type { ServedApis } from '../../src/kube/cluster.js';
+import { KubeError } from '../../src/kube/errors.js';
+import { NOW, POLICY, activeRun, run, target } from '../fixtures/unit/records.js';
+
+const APIS: ServedApis = {
+  target: { group: 'tekton.dev', version: 'v1alpha1', plural: 'pipelineresources' },
+  runs: { PipelineRun: { resource: { group: 'tekton.dev', version: 'v1beta1', plural: 'pipelineruns' } } },
+};
+const DELETE = { verb: 'delete', resource: 'pipelineresources.tekton.dev', namespace: 'ci' };
+const POLICY_NOW = { ...POLICY, minAgeMs: 0 };
+const SCOPE = { namespaces: [], excludeNamespaces: [], selector: '' };
+
+/** Time that moves only when everything that can run has run and something waits. */
+class FakeTime {
+  now = NOW.getTime();
+  private timers: { at: number; seq: number; resolve: () => void }[] = [];
+  private seq = 0;
+
+  sleep = (ms: number, signal?: AbortSignal): Promise<void> => {
+    if (ms <= 0 || signal?.aborted === true) return Promise.resolve();
+    return new Promise((resolve) => {
+      const onAbort = (): void => {
+        this.timers = this.timers.filter((entry) => entry !== timer);
+        resolve();
+      };
+      const timer = {
+        at: this.now + ms,
+        seq: this.seq++,
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      this.timers.push(timer);
+      signal?.addEventListener('abort', onAbort);
+    });
+  };
+
+  /** Runs `work` to its end, moving the clock to the next timer whenever nothing else can run. */
+  async run<T>(work: Promise<T>): Promise<T> {
+    let done = false;
+    const settled = work.finally(() => {
+      done = true;
+    });
+    for (;;) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (done) return settled;
+      this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+      const next = this.timers.shift();
+      if (next === undefined) throw new Error('nothing runs and nothing waits: the phase is stuck');
+      this.now = next.at;
+      next.resolve();
+    }
+  }
+}
+
+/** A refused attempt; `acted`: the server deleted it before the answer was lost. */
+type DeleteFault = KubeError | { acted: true; error: KubeError };
+
+/** A namespace of runs and targets as the API server would hold them, on FakeTime. */
+class FakeCluster {
+  readonly runs = new Map<string, RunRecord>();
+  readonly targets = new Map<string, TargetRecord>();
+  readonly refreshes: { start: number; end: number }[] = [];
+  readonly deletes: { name: string; at: number; attempt: number }[] = [];
+  readonly faults = new Map<string, DeleteFault[]>();
+  refreshMs = 40;
+  deleteMs = 13;
+  /** Each refresh, the first (the re-check before the phase) included, takes its entry here, else refreshMs. */
+  refreshDurations: number[] = [];
+  /** Refreshes after this many fail. */
+  refreshesThatWork = Infinity;
+
+  constructor(
+    private readonly time: FakeTime,
+    targets: readonly TargetRecord[],
+    runs: readonly RunRecord[],
+  ) {
+    for (const record of targets) this.targets.set(record.uid, record);
+    for (const record of runs) this.runs.set(record.uid, record);
+  }
+
+  view(): ClusterView {
+    return { targets: [...this.targets.values()], runs: [...this.runs.values()], namespaces: new Map() };
+  }
+
+  readonly api: DeletePhaseDeps['cluster'] = {
+    runsChangedSince: async (_apis, listed) => {
+      const start = this.time.now;
+      const index = this.refreshes.length;
+      await this.time.sleep(this.refreshDurations[index] ?? this.refreshMs);
+      if (index >= this.refreshesThatWork) throw new KubeError(503, { verb: 'list', resource: 'pipelineruns.tekton.dev', namespace: 'ci' }, 'down');
+      // What the server holds when the read began: changes during the read are not in it.
+      this.refreshes.push({ start, end: this.time.now });
+      const before = new Map(listed.map((record) => [record.uid, record.resourceVersion]));
+      const changed = [...this.runs.values()].filter((record) => before.get(record.uid) !== record.resourceVersion);
+      const goneUids = new Set(listed.filter((record) => !this.runs.has(record.uid)).map((record) => record.uid));
+      return { changed, goneUids };
+    },
+    readNamespaces: () => Promise.resolve(new Map()),
+    readTarget: (_apis, _namespace, name) => Promise.resolve([...this.targets.values()].find((record) => record.name === name) ?? null),
+    deleteTarget: async (_apis, record, attempt = 1) => {
+      this.deletes.push({ name: record.name, at: this.time.now, attempt });
+      await this.time.sleep(this.deleteMs);
+      const fault = this.faults.get(record.name)?.shift();
+      if (fault instanceof KubeError) throw fault;
+      if (fault !== undefined) {
+        this.targets.delete(record.uid);
+        throw fault.error;
+      }
+      return this.targets.delete(record.uid) ? 'deleted' : 'gone';
+    },
+  };
+
+  /** A running PipelineRun that names `names`, as a CI system would create one. */
+  startRun(name: string, names: readonly string[]): void {
+    const record = activeRun(name, names, { resourceVersion: String(this.time.now) });
+    this.runs.set(record.uid, record);
+  }
+}
+
+interface Setup {
+  time: FakeTime;
+  cluster: FakeCluster;
+  abort: AbortController;
+  logs: string[];
+  phase: (limits?: Partial<DeletePhase['limits']>) => Promise<Awaited<ReturnType<typeof deleteCandidates>>>;
+}
+
+function setup(targetCount: number, runs: readonly RunRecord[] = []): Setup {
+  const time = new FakeTime();
+  const targets = Array.from({ length: targetCount }, (_, index) => target(`t${String(index).padStart(3, '0')}`));
+  const cluster = new FakeCluster(time, targets, runs);
+  const abort = new AbortController();
+  const logs: string[] = [];
+  const log = (level: string) => (fields: unknown, message?: string) => logs.push(`${level}: ${message ?? String(fields)}`);
+  const deps: DeletePhaseDeps = {
+    cluster: cluster.api,
+    now: () => new Date(time.now),
+    log: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') } as DeletePhaseDeps['log'],
+    signal: abort.signal,
+    sleep: time.sleep,
+    random: () => 0.5,
+  };
+  // As a live pass does: decide on the listing, re-check once, then the delete phase.
+  const phase = async (limits: Partial<DeletePhase['limits']> = {}) => {
+    const listed = { view: cluster.view(), readAt: time.now, readMs: 0 };
+    const decisions = decide(listed.view, POLICY_NOW, new Date(time.now));
+    const checked = await time.run(refreshView(deps, APIS, listed, { scope: SCOPE, namespaces: ['ci'] }));
+    return time.run(
+      deleteCandidates(deps, APIS, {
+        policy: POLICY_NOW,
+        scope: SCOPE,
+        view: checked,
+        decisions: redecide(POLICY_NOW, checked.view, decisions, new Date(time.now)),
+        limits: { qps: 50, concurrency: 2, maxAttempts: 6, ...limits },
+      }),
+    );
+  };
+  return { time, cluster, abort, logs, phase };
+}
+
+/**
+ * The age of the view each delete stood on: from the start of the first read behind the
+ * newest view that had arrived by then. A delete at the very instant a view arrives may
+ * have been checked on the one before; that one was then checked young enough at that
+ * same instant, so the bound holds for it too.
+ */
+function viewAges(cluster: FakeCluster): number[] {
+  return cluster.deletes.map((entry) => {
+    const read = cluster.refreshes.filter((refresh) => refresh.end <= entry.at).map((refresh) => refresh.start);
+    assert.ok(read.length > 0, 'every delete comes after the re-check');
+    return entry.at - Math.max(...read);
+  });
+}
+
+function resultOf(outcome: Awaited<ReturnType<typeof deleteCandidates>>, name: string): string | undefined {
+  return outcome.results.get(`uid-${name}`);
+}
+
+function decisionOf(outcome: Awaited<ReturnType<typeof deleteCandidates>>, name: string): Decision {
+  const found = outcome.decisions.find((decision) => decision.target.name === name);
+  assert.ok(found !== undefined, name);
+  return found;
+}
+
+describe('delete phase: no delete starts on a view older than the re-check interval', () => {
+  it('200 deletes at --qps 10 with refreshes of 1.7 s each: every delete stands on a view at most 5 s old, and the deletes never wait for a refresh', async () => {
+    const { cluster, phase } = setup(200);
+    cluster.refreshMs = 1_730;
+    const outcome = await phase({ qps: 10, concurrency: 4 });
+    assert.equal(outcome.results.size, 200);
+    assert.ok([...outcome.results.values()].every((result) => result === 'deleted'));
+    const ages = viewAges(cluster);
+    assert.ok(Math.max(...ages) <= RECHECK_INTERVAL_MS, `oldest view a delete stood on: ${Math.max(...ages)} ms`);
+    // The next view is read while the deletes go on: 200 starts at 10/s span 19.9 s, not more.
+    const starts = cluster.deletes.map((entry) => entry.at);
+    assert.ok(Math.max(...starts) - Math.min(...starts) <= 19_900, `the deletes spanned ${Math.max(...starts) - Math.min(...starts)} ms`);
+    assert.ok(cluster.refreshes.length >= 4, `${cluster.refreshes.length} refreshes`);
+  });
+
+  it('the clock starts before the first read: a refresh of 4.5 s leaves the next delete 0.5 s, not 5 s', async () => {
+    const { time, cluster, phase } = setup(40);
+    cluster.refreshMs = 4_500;
+    const started = time.now;
+    await phase({ qps: 4, concurrency: 1 });
+    const ages = viewAges(cluster);
+    assert.equal(cluster.deletes.length, 40);
+    assert.ok(Math.max(...ages) <= RECHECK_INTERVAL_MS, `oldest view a delete stood on: ${Math.max(...ages)} ms`);
+  });
+
+  it('refreshes slower than the interval stop the deletes with an error after three tries, none on a stale view', async () => {
+    const { cluster, phase, logs } = setup(30);
+    // The re-check before the phase takes 1 s; every later one 6 s.
+    cluster.refreshMs = 6_000;
+    cluster.refreshDurations = [1_000];
+    const outcome = await phase({ qps: 5, concurrency: 1 });
+    // Deletes at 5/s while the first view is under 5 s old (4 s after it arrived), then none.
+    assert.equal(cluster.deletes.length, 21);
+    assert.ok(Math.max(...viewAges(cluster)) <= RECHECK_INTERVAL_MS);
+    assert.equal(cluster.refreshes.length, 1 + 3);
+    assert.match(outcome.errors[0] ?? '', /^re-checks take longer than the re-check interval of 5 s \(the last took 6\.0 s\)/);
+    assert.ok(logs.some((line) => line.startsWith('error: no more deletes')));
+  });
+
+  it('a refresh that fails stops the deletes: no delete starts after it', async () => {
+    const { cluster, phase } = setup(400);
+    cluster.refreshesThatWork = 1;
+    const outcome = await phase({ qps: 50, concurrency: 2 });
+    const lastDelete = Math.max(...cluster.deletes.map((entry) => entry.at));
+    assert.ok(lastDelete - (cluster.refreshes[0]?.start ?? 0) <= RECHECK_INTERVAL_MS);
+    assert.ok(cluster.deletes.length < 400);
+    assert.match(outcome.errors[0] ?? '', /^re-check during the delete phase failed, no delete started after it: could not list pipelineruns/);
+  });
+
+  it('a run created during the phase that names a later candidate saves it', async () => {
+    const { time, cluster, phase } = setup(100);
+    const waitThenStart = time.sleep(1_000).then(() => cluster.startRun('late', ['t090']));
+    const outcome = await phase({ qps: 10, concurrency: 1 });
+    await waitThenStart;
+    assert.equal(resultOf(outcome, 't090'), undefined);
+    assert.equal(decisionOf(outcome, 't090').reason, 'referenced-by-active-run');
+    assert.match(decisionOf(outcome, 't090').message, /\(seen when re-checking before deleting\)$/);
+    assert.equal(outcome.results.size, 99);
+  });
+});
+
+describe('delete phase: a refused delete is tried again on a fresh view', () => {
+  it('429 Retry-After 10 s, and a run naming the candidate created during the wait: kept, one attempt only', async () => {
+    const { time, cluster, phase } = setup(3);
+    cluster.faults.set('t001', [new KubeError(429, DELETE, 'throttled', { retryAfterMs: 10_000 })]);
+    const during = time.sleep(3_000).then(() => cluster.startRun('arrived', ['t001']));
+    const outcome = await phase();
+    await during;
+    assert.deepEqual(cluster.deletes.filter((entry) => entry.name === 't001').length, 1);
+    assert.equal(resultOf(outcome, 't001'), undefined, 'kept: no result of its own');
+    assert.equal(decisionOf(outcome, 't001').action, 'keep');
+    assert.equal(decisionOf(outcome, 't001').reason, 'referenced-by-active-run');
+    assert.ok(cluster.targets.has('uid-t001'));
+    assert.equal(resultOf(outcome, 't000'), 'deleted');
+    assert.equal(resultOf(outcome, 't002'), 'deleted');
+  });
+
+  it('three 503s with Retry-After 4 s, a run created during the first wait: kept once the view is older than the interval', async () => {
+    const { time, cluster, phase } = setup(2);
+    const unavailable = (): KubeError => new KubeError(503, DELETE, 'unavailable', { retryAfterMs: 4_000 });
+    cluster.faults.set('t000', [unavailable(), unavailable(), unavailable()]);
+    const during = time.sleep(3_000).then(() => cluster.startRun('arrived', ['t000']));
+    const outcome = await phase();
+    await during;
+    // The second attempt (4 s in) stands on the view read before the phase, still young
+    // enough; the third (8 s in) on a view read after the run appeared, which keeps it.
+    assert.equal(cluster.deletes.filter((entry) => entry.name === 't000').length, 2);
+    assert.equal(decisionOf(outcome, 't000').reason, 'referenced-by-active-run');
+    assert.ok(cluster.targets.has('uid-t000'));
+    // Each retry waited out the Retry-After, and stood on a view read after the wait.
+    const attempts = cluster.deletes.filter((entry) => entry.name === 't000');
+    for (const [index, entry] of attempts.entries()) {
+      if (index > 0) assert.ok(entry.at - (attempts[index - 1]?.at ?? 0) >= 4_000);
+      const read = cluster.refreshes.filter((refresh) => refresh.end <= entry.at).map((refresh) => refresh.start);
+      if (index > 0) assert.ok(entry.at - Math.max(...read) <= RECHECK_INTERVAL_MS, `attempt ${index + 1} on a view ${entry.at - Math.max(...read)} ms old`);
+    }
+  });
+
+  it('503 then success: deleted, with the attempts counted', async () => {
+    const { cluster, phase, logs } = setup(1);
+    cluster.faults.set('t000', [new KubeError(503, DELETE, 'unavailable')]);
+    const outcome = await phase();
+    assert.equal(resultOf(outcome, 't000'), 'deleted');
+    assert.deepEqual(cluster.deletes.map((entry) => entry.attempt), [1, 2]);
+    assert.ok(logs.some((line) => /^warn: delete refused; it will be tried again/.test(line)));
+  });
+
+  it('every attempt refused: --max-retries 2 means 3 attempts, then failed with the reason', async () => {
+    const { cluster, phase } = setup(1);
+    cluster.faults.set('t000', Array.from({ length: 5 }, () => new KubeError(429, DELETE, 'throttled', { retryAfterMs: 1_000 })));
+    const outcome = await phase({ maxAttempts: 3 });
+    assert.equal(cluster.deletes.length, 3);
+    assert.equal(resultOf(outcome, 't000'), 'failed');
+    assert.match(decisionOf(outcome, 't000').message, /; delete failed: could not delete pipelineresources\.tekton\.dev in namespace "ci": HTTP 429: throttled$/);
+  });
+
+  it('a Retry-After past the retry window fails at once rather than wait', async () => {
+    const { time, cluster, phase } = setup(1);
+    cluster.faults.set('t000', [new KubeError(429, DELETE, 'throttled', { retryAfterMs: 120_000 })]);
+    const started = time.now;
+    const outcome = await phase();
+    assert.equal(resultOf(outcome, 't000'), 'failed');
+    assert.ok(time.now - started < 1_000);
+  });
+
+  it('a 403 is not tried again', async () => {
+    const { cluster, phase } = setup(1);
+    cluster.faults.set('t000', [new KubeError(403, DELETE, 'no')]);
+    const outcome = await phase();
+    assert.equal(cluster.deletes.length, 1);
+    assert.equal(resultOf(outcome, 't000'), 'failed');
+  });
+
+  it('the server deleted it and the answer was lost: the next attempt finds it gone', async () => {
+    const { cluster, phase } = setup(2);
+    cluster.faults.set('t000', [{ acted: true, error: new KubeError(0, DELETE, 'socket hang up') }]);
+    const outcome = await phase();
+    assert.equal(resultOf(outcome, 't000'), 'gone');
+    assert.equal(cluster.deletes.length, 3);
+    assert.equal(resultOf(outcome, 't001'), 'deleted');
+  });
+
+  it('the answer was lost and a fresh decision keeps it: it is read again and reported gone, never kept or failed', async () => {
+    const { time, cluster, phase } = setup(1);
+    // A 500 that asks for 6 s: the retry finds the view too old, reads again and keeps it.
+    cluster.faults.set('t000', [{ acted: true, error: new KubeError(500, DELETE, 'etcd timeout', { retryAfterMs: 6_000 }) }]);
+    const during = time.sleep(1_000).then(() => cluster.startRun('arrived', ['t000']));
+    const outcome = await phase();
+    await during;
+    assert.equal(cluster.deletes.length, 1);
+    assert.equal(resultOf(outcome, 't000'), 'gone');
+    assert.match(decisionOf(outcome, 't000').message, /an earlier delete attempt got no answer \(could not delete .*HTTP 500: etcd timeout\) and it is gone since$/);
+  });
+
+  it('no answer every time, and the server acted on none: failed after the attempts, not gone', async () => {
+    const { cluster, phase } = setup(1);
+    cluster.faults.set('t000', Array.from({ length: 3 }, () => new KubeError(0, DELETE, 'socket hang up')));
+    const outcome = await phase({ maxAttempts: 3 });
+    assert.equal(cluster.deletes.length, 3);
+    assert.equal(resultOf(outcome, 't000'), 'failed');
+    assert.ok(cluster.targets.has('uid-t000'));
+  });
+
+  it('SIGTERM during a backoff wait ends it at once: no attempt after the signal, the note says why', async () => {
+    const { time, cluster, abort, phase } = setup(1);
+    cluster.faults.set('t000', [new KubeError(429, DELETE, 'throttled', { retryAfterMs: 30_000 })]);
+    const signalled = time.sleep(2_000).then(() => abort.abort());
+    const started = time.now;
+    const outcome = await phase();
+    await signalled;
+    assert.equal(cluster.deletes.length, 1);
+    assert.ok(time.now - started <= 2_000, `the phase ran ${time.now - started} ms of fake time`);
+    assert.equal(resultOf(outcome, 't000'), undefined);
+    assert.match(decisionOf(outcome, 't000').message, /; delete refused 1 time \(last: .*HTTP 429: throttled\) and not tried again$/);
+  });
+});
+
+describe('redecide', () => {
+  const view = (runs: readonly RunRecord[]): ClusterView => ({ targets: [target('a'), target('b')], runs, namespaces: new Map() });
+  const first = decide(view([run('old', ['a'])]), POLICY_NOW, NOW);
+
+  it('a delete stays a delete with the fresh decision: its message and references are what the delete stood on', () => {
+    const later = [run('old', ['a']), run('another', ['a'], { finishedAt: '2026-11-29T11:00:00Z' })];
+    const again = redecide(POLICY_NOW, view(later), first, NOW);
+    const a = again.find((decision) => decision.target.name === 'a');
+    assert.equal(a?.action, 'delete');
+    assert.deepEqual(a?.references.map((reference) => reference.name), ['another', 'old']);
+    assert.match(a?.message ?? '', /all 2 referencing runs finished/);
+  });
+
+  it('a delete becomes a keep when a fresh decision keeps it, and says it was seen on re-checking', () => {
+    const again = redecide(POLICY_NOW, view([run('old', ['a']), activeRun('new', ['b'])]), first, NOW);
+    const b = again.find((decision) => decision.target.name === 'b');
+    assert.equal(b?.reason, 'referenced-by-active-run');
+    assert.match(b?.message ?? '', / \(seen when re-checking before deleting\)$/);
+  });
+
+  it('a keep never becomes a delete', () => {
+    const kept = decide(view([activeRun('busy', ['a', 'b'])]), POLICY_NOW, NOW);
+    const again = redecide(POLICY_NOW, view([]), kept, NOW);
+    assert.deepEqual(again, kept);
+  });
+});
+
+describe('refreshView', () => {
+  it('dates the view by the clock before the first read, not after the last', async () => {
+    const time = new FakeTime();
+    const cluster = new FakeCluster(time, [target('a')], [run('r', ['a'])]);
+    cluster.refreshMs = 3_000;
+    const started = time.now;
+    cluster.startRun('new', ['a']);
+    const log = { debug() {}, info() {}, warn() {}, error() {} } as unknown as DeletePhaseDeps['log'];
+    const listed = { view: { targets: [target('a')], runs: [run('r', ['a'])], namespaces: new Map() }, readAt: started - 10_000, readMs: 0 };
+    const dated = await time.run(
+      refreshView({ cluster: cluster.api, now: () => new Date(time.now), log }, APIS, listed, { scope: SCOPE, namespaces: ['ci'] }),
+    );
+    assert.equal(dated.readAt, started);
+    assert.equal(dated.readMs, 3_000);
+    assert.equal(time.now, started + 3_000);
+    assert.deepEqual(dated.view.runs.map((record) => record.name).sort(), ['new', 'r']);
+  });
+});
