@@ -31,7 +31,11 @@ const FLAG_DOCS: { readonly [F in FlagName]: FlagDoc } = {
   },
   'min-age': {
     value: 'DURATION',
-    text: ['Keep anything younger than this (reason too-young).', 'Durations: 30m, 12h, 7d, 2w (s, m, h, d, w), or ISO 8601 such as PT12H or P7D.'],
+    text: [
+      'Keep anything younger than this (reason too-young). Under 1m is allowed with a warning in the',
+      'report: Tekton resolves references a few seconds after a run is created.',
+      'Durations: 30m, 12h, 7d, 2w (s, m, h, d, w), or ISO 8601 such as PT12H or P7D.',
+    ],
     default: formatDuration(DEFAULTS.minAgeMs),
   },
   'retain-for': {
@@ -76,7 +80,8 @@ const FLAG_DOCS: { readonly [F in FlagName]: FlagDoc } = {
       `Retry an API request at most N times (0 to ${MAX_RETRIES}) when it is throttled (429, honouring`,
       'Retry-After), meets a server error (5xx) or a broken connection, with backoff; no retry',
       `starts later than ${formatDuration(RETRY_WINDOW_MS)} after the first attempt. A list that still fails stops the pass`,
-      '(exit 1, nothing deleted); a delete that still fails is reported failed (exit 3).',
+      '(exit 1, nothing deleted); a delete that still fails is reported failed (exit 3). A refused',
+      'delete is tried again only after the runs are re-checked, if the last check is over 5s old.',
     ],
     default: String(DEFAULTS.maxRetries),
   },
