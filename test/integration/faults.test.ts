@@ -17,6 +17,7 @@ import { matches, startFaultProxy, type Fault, type FaultKind, type FaultProxy, 
 import { passInProcess, type InProcessPass } from '../support/pass.js';
 import { seedMixedNamespace, type Scenario } from '../support/scenario.js';
 import { Seeder } from '../support/seed.js';
+import { hoursAgo, taskRun } from '../support/tekton.js';
 
 const CHAOS_SEED = Number(process.env['TRGC_FAULT_SEED'] ?? 20261129);
 const CHAOS_PASSES = 6;
@@ -82,11 +83,47 @@ interface RecoveryCase {
   rule: (namespace: string) => Omit<FaultRule, 'name'>;
   /** Faults the rule injects; 1 unless said. */
   injected?: number;
+  /** Objects added to the mixed namespace before the pass; none changes what SPEC.md keeps. */
+  seedMore?: (seed: Seeder, namespace: string) => Promise<void>;
   check?: (pass: InProcessPass, proxy: FaultProxy, namespace: string) => void;
 }
 
 const inNs = matches.inNamespace;
 const requestsTo = (proxy: FaultProxy, match: (request: SeenRequest) => boolean): SeenRequest[] => proxy.requests.filter(match);
+/** A page of the pass's listing of `plural` (not of the re-check's metadata list) asked for with a continue token. */
+const listingContinued = (plural: string) => (request: SeenRequest) => matches.continued(plural)(request) && !matches.metadataList(request);
+
+/** Runs seedMixedNamespace creates: build-done, build-pending, build-running and push-retrying. */
+const MIXED_RUNS = { PipelineRun: 3, TaskRun: 1 };
+/** Finished TaskRuns whose names sort before push-retrying, so that with pages of 2 it comes on the second page. */
+const EARLIER_TASK_RUNS = ['check-1', 'check-2'];
+
+/**
+ * After a 410 on the second page of a run list: the listing started that list again from the
+ * top and read its second page anew, every run was listed (the report counts what the
+ * listing saw), the run on the second page kept its target, and the re-check before
+ * deleting read no run in full: it does so only for runs it finds new or changed since the
+ * listing, so a run the listing had missed would show here.
+ */
+function checkRunListRestarted(plural: 'pipelineruns' | 'taskruns', expected: { runs: number; kept: string; by: string }) {
+  return (pass: InProcessPass, proxy: FaultProxy, ns: string): void => {
+    const recheckStart = proxy.requests.findIndex(matches.metadataList);
+    assert.ok(recheckStart > 0, 'the pass re-checked the runs before deleting');
+    const listing = proxy.requests.slice(0, recheckStart);
+    const firstPages = listing.filter(both(matches.list(plural), inNs(ns), (r) => !r.query.has('continue')));
+    assert.equal(firstPages.length, 2, `the ${plural} list started again without a continue token`);
+    const continued = listing.filter(both(matches.continued(plural), inNs(ns)));
+    assert.deepEqual(continued.map((r) => r.status), [410, 200], `the ${plural} second page: expired, then read after the restart`);
+    const { report } = pass.outcome;
+    assert.equal(report.summary.runs, expected.runs, 'every run was listed');
+    const kept = report.items.find((item) => item.name === expected.kept);
+    assert.equal(kept?.reason, 'referenced-by-active-run', JSON.stringify(kept));
+    assert.ok(kept?.references.some((ref) => ref.name === expected.by), `${expected.kept} is referenced by ${expected.by}: ${JSON.stringify(kept?.references)}`);
+    const runPath = new RegExp(`/namespaces/${ns}/(pipelineruns|taskruns)(/|$)`);
+    const readInFull = proxy.requests.slice(recheckStart).filter((r) => r.method === 'GET' && runPath.test(r.path) && !matches.metadataList(r));
+    assert.deepEqual(readInFull.map((r) => `${r.path}?${r.query.toString()}`), [], 'the re-check found no run the listing had missed');
+  };
+}
 
 const RECOVERIES: RecoveryCase[] = [
   {
@@ -156,6 +193,23 @@ const RECOVERIES: RecoveryCase[] = [
     },
   },
   {
+    name: '410 on the continue token of the PipelineRun list restarts it: the active run on its second page keeps its target',
+    rule: (ns) => ({ match: both(listingContinued('pipelineruns'), inNs(ns)), when: { nth: [1] }, fault: { kind: 'expired' } }),
+    // Pages of 2: build-done and build-pending, then build-running, which names keep-active.
+    check: checkRunListRestarted('pipelineruns', { runs: MIXED_RUNS.PipelineRun + MIXED_RUNS.TaskRun, kept: 'keep-active', by: 'build-running' }),
+  },
+  {
+    name: '410 on the continue token of the TaskRun list restarts it: the active run on its second page keeps its target',
+    rule: (ns) => ({ match: both(listingContinued('taskruns'), inNs(ns)), when: { nth: [1] }, fault: { kind: 'expired' } }),
+    seedMore: async (seed, namespace) => {
+      for (const name of EARLIER_TASK_RUNS) {
+        await seed.create(taskRun('v1beta1', { name, namespace }, { inputs: ['del-finished-a'], outputs: [] }), { state: 'succeeded', finishedAt: hoursAgo(3) });
+      }
+    },
+    // Pages of 2: check-1 and check-2, then push-retrying (failed, may retry), which names keep-retrying.
+    check: checkRunListRestarted('taskruns', { runs: MIXED_RUNS.PipelineRun + MIXED_RUNS.TaskRun + EARLIER_TASK_RUNS.length, kept: 'keep-retrying', by: 'push-retrying' }),
+  },
+  {
     name: "503 on the re-check's metadata list",
     rule: (ns) => ({ match: both(matches.metadataList, inNs(ns)), when: { nth: [1] }, fault: { kind: 'status', status: 503 } }),
   },
@@ -183,6 +237,7 @@ describe('faults between the collector and the API server', () => {
     for (const fault of RECOVERIES) {
       test(fault.name, async () => {
         const scenario = await fresh();
+        await fault.seedMore?.(seed, scenario.namespace);
         proxy.reset([{ name: fault.name, ...fault.rule(scenario.namespace) }]);
         const pass = await passInProcess(proxy.kubeConfig(), argsFor(scenario.namespace));
         countFaults(proxy);
