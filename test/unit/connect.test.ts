@@ -119,6 +119,36 @@ describe('a kubeconfig file', () => {
     assert.deepEqual(await connection.headers(), { authorization: `Basic ${b64('ops:s3cret')}`, 'impersonate-user': 'gc', 'impersonate-group': ['a', 'b'] });
   });
 
+  test('impersonation of a uid and extra fields, their keys escaped as client-go escapes them', async () => {
+    const extra = { scopes: ['view', 'edit'], 'example.com/team name': ['ci'], 'a%b': [] };
+    const dir = dirWith({ config: kubeconfig({ user: { as: 'gc', 'as-uid': '1234', 'as-user-extra': extra } }) });
+    const connection = await loadConnection({ kubeconfig: join(dir, 'config') }, {});
+    assert.deepEqual(await connection.headers(), {
+      authorization: 'Bearer abc',
+      'impersonate-user': 'gc',
+      'impersonate-uid': '1234',
+      'impersonate-extra-scopes': ['view', 'edit'],
+      'impersonate-extra-example.com%2Fteam%20name': ['ci'],
+    });
+  });
+
+  test('token and tokenFile: the file\'s token while the file can be read, the inline one when it cannot', async () => {
+    const dir = dirWith({ config: kubeconfig({ user: { token: 'inline', tokenFile: 'token' } }), token: 'from-file' });
+    let now = 0;
+    const connection = await loadConnection({ kubeconfig: join(dir, 'config') }, {}, { now: () => now });
+    assert.deepEqual(await connection.headers(), { authorization: 'Bearer from-file' });
+    rmSync(join(dir, 'token'));
+    now += TOKEN_FILE_REFRESH_MS + 1;
+    assert.deepEqual(await connection.headers(), { authorization: 'Bearer inline' });
+  });
+
+  test('an entry without a name is the entry named "", as client-go keys it', async () => {
+    const dir = dirWith({ config: JSON.stringify({ clusters: [{ cluster: { server: 'https://nameless:443' } }], contexts: [{ name: 'ci', context: {} }], 'current-context': 'ci' }) });
+    const connection = await loadConnection({ kubeconfig: join(dir, 'config') }, {});
+    assert.equal(connection.server, 'https://nameless:443');
+    assert.deepEqual(await connection.headers(), {}, 'no user: no credentials');
+  });
+
   test('--context chooses another context than the current one', async () => {
     const config = JSON.parse(kubeconfig()) as { clusters: object[]; users: object[]; contexts: object[] };
     const other = JSON.parse(kubeconfig({ name: 'prod', cluster: { server: 'https://prod:443' }, user: { token: 'p' } })) as typeof config;
@@ -129,8 +159,11 @@ describe('a kubeconfig file', () => {
   });
 });
 
-describe('$KUBECONFIG with several files', () => {
-  test('as kubectl merges them: the first file to name an entry or a current context wins', async () => {
+/** KUBECONFIG's value for these files, in this order. */
+const list = (...files: string[]): string => files.join(':');
+
+describe('$KUBECONFIG with several files, merged as client-go merges them', () => {
+  test('the first file to name an entry or a current context wins', async () => {
     const dir = dirWith({
       // The first names the cluster "ci-cluster" and the current context, but not the user.
       a: JSON.stringify({ clusters: [{ name: 'ci-cluster', cluster: { server: 'https://first:443' } }], contexts: [], 'current-context': 'ci' }),
@@ -142,16 +175,112 @@ describe('$KUBECONFIG with several files', () => {
     assert.deepEqual(await connection.headers(), { authorization: 'Bearer abc' }, 'the user from the second file');
   });
 
+  test('a missing file is skipped, even the first', async () => {
+    const dir = dirWith({ b: kubeconfig({ cluster: { server: 'https://b:443' } }) });
+    const connection = await loadConnection({}, { KUBECONFIG: list(join(dir, 'missing'), join(dir, 'b')) });
+    assert.equal(connection.server, 'https://b:443');
+  });
+
+  test('a file that holds only users lends them to the contexts of the others, before or after them', async () => {
+    const dir = dirWith({
+      users: 'users:\n- name: robot\n  user: {token: from-users-file}\n',
+      main: kubeconfig({ context: { user: 'robot' } }),
+    });
+    for (const order of [list(join(dir, 'users'), join(dir, 'main')), list(join(dir, 'main'), join(dir, 'users'))]) {
+      const connection = await loadConnection({}, { KUBECONFIG: order });
+      assert.equal(connection.server, 'https://10.1.2.3:6443');
+      assert.deepEqual(await connection.headers(), { authorization: 'Bearer from-users-file' }, order);
+    }
+  });
+
+  test('empty files, and files of only comments, add nothing and break nothing', async () => {
+    const dir = dirWith({ empty: '', comments: '# nothing yet\n', main: kubeconfig() });
+    const connection = await loadConnection({}, { KUBECONFIG: list(join(dir, 'empty'), join(dir, 'comments'), join(dir, 'main')) });
+    assert.equal(connection.origin, 'kubeconfig context "ci"');
+  });
+
+  test('a name in two files: the first file\'s entry whole, none of the second\'s fields merged into it', async () => {
+    const dir = dirWith({
+      a: JSON.stringify({ users: [{ name: 'ci-user', user: { token: 'first' } }] }),
+      b: kubeconfig({ user: { token: 'second', as: 'someone-else' } }),
+    });
+    const connection = await loadConnection({}, { KUBECONFIG: list(join(dir, 'a'), join(dir, 'b')) });
+    assert.deepEqual(await connection.headers(), { authorization: 'Bearer first' }, 'no impersonation from the second file\'s ci-user');
+  });
+
+  test('current-context comes from the first file that sets one, even if a later file defines that context', async () => {
+    const dir = dirWith({
+      a: JSON.stringify({ clusters: [{ name: 'x', cluster: { server: 'https://x:443' } }] }),
+      b: JSON.stringify({ 'current-context': 'prod' }),
+      c: kubeconfig({ current: 'ci' }),
+      d: kubeconfig({ name: 'prod', cluster: { server: 'https://prod:443' } }),
+    });
+    const connection = await loadConnection({}, { KUBECONFIG: list(join(dir, 'a'), join(dir, 'b'), join(dir, 'c'), join(dir, 'd')) });
+    assert.equal(connection.server, 'https://prod:443');
+  });
+
+  test('--context chooses a context that only a later file defines', async () => {
+    const dir = dirWith({ a: kubeconfig(), b: kubeconfig({ name: 'prod', cluster: { server: 'https://prod:443' } }) });
+    const connection = await loadConnection({ context: 'prod' }, { KUBECONFIG: list(join(dir, 'a'), join(dir, 'b')) });
+    assert.equal(connection.server, 'https://prod:443');
+  });
+
+  test('relative paths are read from the directory of the file that names them, not of the file with the context', async () => {
+    const dir = dirWith({
+      'ctx/config': JSON.stringify({ contexts: [{ name: 'ci', context: { cluster: 'ci-cluster', user: 'ci-user' } }], 'current-context': 'ci' }),
+      'clusters/config': JSON.stringify({ clusters: [{ name: 'ci-cluster', cluster: { server: 'https://a:443', 'certificate-authority': 'ca.crt' } }] }),
+      'clusters/ca.crt': 'CA of clusters/',
+      'users/config': JSON.stringify({ users: [{ name: 'ci-user', user: { tokenFile: 'token', 'client-certificate': 'me.crt', 'client-key': 'me.key' } }] }),
+      'users/token': 'token of users/\n',
+      'users/me.crt': 'CERT',
+      'users/me.key': 'KEY',
+    });
+    const connection = await loadConnection({}, { KUBECONFIG: list(join(dir, 'ctx/config'), join(dir, 'clusters/config'), join(dir, 'users/config')) });
+    assert.deepEqual(connection.tls, { ca: Buffer.from('CA of clusters/'), cert: Buffer.from('CERT'), key: Buffer.from('KEY') });
+    assert.deepEqual(await connection.headers(), { authorization: 'Bearer token of users/' });
+  });
+
+  test('every file missing: an error naming $KUBECONFIG, and ~/.kube/config is not read instead', async () => {
+    const home = dirWith({ '.kube/config': kubeconfig() });
+    await rejects(
+      loadConnection({}, { HOME: home, KUBECONFIG: list(join(home, 'a'), join(home, 'b')) }),
+      /^KUBECONFIG ".*\/a:.*\/b": none of these files exists; give the path of a kubeconfig such as ~\/\.kube\/config$/,
+    );
+  });
+
+  test('every file missing in a pod: the service account, as kubectl does', async () => {
+    const serviceAccountDir = dirWith({ token: 'pod-token' });
+    const env = { KUBECONFIG: join(serviceAccountDir, 'missing'), KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' };
+    const connection = await loadConnection({}, env, { serviceAccountDir });
+    assert.equal(connection.origin, 'the in-cluster service account');
+  });
+
+  test('files that name no context: the one line says what they lack and which are missing', async () => {
+    const dir = dirWith({ users: 'users: [{name: u, user: {token: t}}]\n', clusters: 'clusters: [{name: c, cluster: {server: "https://c"}}]\n' });
+    await rejects(loadConnection({}, { KUBECONFIG: list(join(dir, 'users'), join(dir, 'gone')) }), /nothing to connect to \(the files it lists name no clusters or contexts, and .*\/gone does not exist\); give a file such as ~\/\.kube\/config/);
+    await rejects(loadConnection({}, { KUBECONFIG: list(join(dir, 'users'), join(dir, 'clusters')) }), /nothing to connect to \(the files it lists name no contexts\)/);
+  });
+
+  test('a file that cannot be parsed fails the whole list, named', async () => {
+    const dir = dirWith({ good: kubeconfig(), bad: 'clusters: [oops\n' });
+    await rejects(loadConnection({}, { KUBECONFIG: list(join(dir, 'good'), join(dir, 'bad')) }), /^KUBECONFIG file ".*\/bad": not a valid kubeconfig \(/);
+  });
+
   test('--kubeconfig reads its one file only, whatever $KUBECONFIG says', async () => {
     const dir = dirWith({ a: kubeconfig({ cluster: { server: 'https://a:443' } }), b: kubeconfig({ cluster: { server: 'https://b:443' } }) });
     const connection = await loadConnection({ kubeconfig: join(dir, 'b') }, { KUBECONFIG: join(dir, 'a') });
     assert.equal(connection.server, 'https://b:443');
   });
 
-  test('~/.kube/config when $KUBECONFIG is unset', async () => {
+  test('--kubeconfig naming a missing file is an error, though $KUBECONFIG names a good one', async () => {
+    const dir = dirWith({ a: kubeconfig() });
+    await rejects(loadConnection({ kubeconfig: join(dir, 'missing') }, { KUBECONFIG: join(dir, 'a') }), /^--kubeconfig ".*\/missing": no such file; give the path of a kubeconfig such as ~\/\.kube\/config$/);
+  });
+
+  test('~/.kube/config when $KUBECONFIG is unset or empty', async () => {
     const home = dirWith({ '.kube/config': kubeconfig({ cluster: { server: 'https://home:443' } }) });
-    const connection = await loadConnection({}, { HOME: home });
-    assert.equal(connection.server, 'https://home:443');
+    assert.equal((await loadConnection({}, { HOME: home })).server, 'https://home:443');
+    assert.equal((await loadConnection({}, { HOME: home, KUBECONFIG: '' })).server, 'https://home:443');
   });
 });
 
@@ -169,6 +298,31 @@ describe('in a pod', () => {
     writeFileSync(join(serviceAccountDir, 'token'), 'rotated');
     now += TOKEN_FILE_REFRESH_MS + 1;
     assert.deepEqual(await connection.headers(), { authorization: 'Bearer rotated' });
+  });
+
+  test('a kubeconfig that names no context: the service account, as kubectl does', async () => {
+    const serviceAccountDir = dirWith({ token: 'pod-token' });
+    const dir = dirWith({ empty: '', users: 'users: [{name: u, user: {token: t}}]\n' });
+    const env = { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' };
+    for (const file of ['empty', 'users']) {
+      const connection = await loadConnection({ kubeconfig: join(dir, file) }, env, { serviceAccountDir });
+      assert.equal(connection.origin, 'the in-cluster service account', file);
+    }
+  });
+
+  test('contexts but none chosen, or one without its cluster: refused, where kubectl would use the service account', async () => {
+    // A deleter must not end up in the pod's own cluster because a kubeconfig for another one is incomplete.
+    const serviceAccountDir = dirWith({ token: 'pod-token' });
+    const dir = dirWith({ 'no-current': kubeconfig({ current: '' }), 'no-cluster': kubeconfig({ context: { cluster: 'elsewhere' } }) });
+    const env = { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' };
+    await rejects(loadConnection({ kubeconfig: join(dir, 'no-current') }, env, { serviceAccountDir }), /the kubeconfig has no current context; choose one with --context, such as --context ci/);
+    await rejects(loadConnection({ kubeconfig: join(dir, 'no-cluster') }, env, { serviceAccountDir }), /context "ci" names no cluster with a server URL/);
+  });
+
+  test('the service account needs KUBERNETES_SERVICE_PORT as well as the host, as in client-go', async () => {
+    const serviceAccountDir = dirWith({ token: 'pod-token' });
+    const home = dirWith({});
+    await rejects(loadConnection({}, { HOME: home, KUBERNETES_SERVICE_HOST: '10.0.0.1' }, { serviceAccountDir }), /^no Kubernetes credentials: /);
   });
 
   test('no kubeconfig and no service account: an error, not localhost:8080', async () => {
@@ -190,13 +344,39 @@ describe('credential plugins go through @kubernetes/client-node', () => {
     assert.deepEqual(connection.tls, { ca: Buffer.from('CA') });
     assert.equal((await connection.headers()).authorization, 'Bearer from-plugin');
   });
+
+  test('exec: a command with a slash is relative to the kubeconfig that names it, one without is looked up on PATH', async () => {
+    const credential = { apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'relative-plugin' } };
+    const exec = (command: string): object => ({ token: undefined, exec: { apiVersion: 'client.authentication.k8s.io/v1', command, interactiveMode: 'Never' } });
+    const dir = dirWith({
+      'main/config': kubeconfig({ context: { user: 'robot' } }),
+      'users/config': JSON.stringify({ users: [{ name: 'robot', user: exec('./bin/plugin.sh') }] }),
+      'users/bin/plugin.sh': `#!/bin/sh\necho '${JSON.stringify(credential)}'\n`,
+    });
+    chmodSync(join(dir, 'users/bin/plugin.sh'), 0o755);
+    const connection = await loadConnection({}, { KUBECONFIG: list(join(dir, 'main/config'), join(dir, 'users/config')) });
+    assert.equal((await connection.headers()).authorization, 'Bearer relative-plugin');
+    // Not a path: not made one (it would be ENOENT at <dir>/plugin.sh otherwise, not a PATH lookup).
+    const bare = dirWith({ config: kubeconfig({ user: exec('trgc-no-such-plugin') }) });
+    await rejects(loadConnection({ kubeconfig: join(bare, 'config') }, {}), /spawn trgc-no-such-plugin ENOENT/);
+  });
 });
 
 describe('kubeconfigs that cannot be used: one line that names the file and the fault', () => {
   const cases: Array<{ what: string; content: string; shows: RegExp }> = [
     { what: 'a YAML list', content: '- a\n- b\n', shows: /not a valid kubeconfig \(it is a YAML list, not a mapping\); give a file such as ~\/\.kube\/config/ },
     { what: 'clusters that are not a list', content: 'clusters: {a: 1}\n', shows: /not a valid kubeconfig \(clusters is not a list\)/ },
-    { what: 'a cluster without a name', content: 'clusters: [{cluster: {server: "https://a"}}]\n', shows: /not a valid kubeconfig \(clusters\[0\]\.name is missing\)/ },
+    { what: 'a cluster that is a string', content: 'clusters: [a]\n', shows: /not a valid kubeconfig \(clusters\[0\] is not a mapping\)/ },
+    // client-go's decoding refuses a name twice in one file; across files the first wins.
+    { what: 'a user named twice in one file', content: 'users: [{name: u, user: {token: a}}, {name: u, user: {token: b}}]\n', shows: /not a valid kubeconfig \(users names "u" twice\)/ },
+    { what: 'a current-context that is a list', content: 'current-context: [a]\n', shows: /not a valid kubeconfig \(current-context is not a string\)/ },
+    { what: 'a current-context naming no context', content: kubeconfig({ current: 'prod' }), shows: /current-context "prod" names no context in the kubeconfig; choose one with --context \(valid: ci\)/ },
+    { what: 'a CA file and CA data', content: kubeconfig({ cluster: { 'certificate-authority': 'ca.crt', 'certificate-authority-data': b64('CA') } }), shows: /cluster "ci-cluster" sets both certificate-authority and certificate-authority-data, which kubectl refuses; keep one/ },
+    { what: 'a CA and insecure-skip-tls-verify', content: kubeconfig({ cluster: { 'certificate-authority-data': b64('CA'), 'insecure-skip-tls-verify': true } }), shows: /sets insecure-skip-tls-verify beside a certificate authority, which kubectl refuses/ },
+    { what: 'insecure-skip-tls-verify as a string', content: kubeconfig({ cluster: { 'insecure-skip-tls-verify': 'true' } }), shows: /cluster "ci-cluster" has insecure-skip-tls-verify: "true", which is not a boolean; write true or false, unquoted/ },
+    { what: 'a client certificate without its key', content: kubeconfig({ user: { token: undefined, 'client-certificate-data': b64('CERT') } }), shows: /user "ci-user" has a client certificate without client-key or client-key-data; add the key/ },
+    { what: 'a token and a password', content: kubeconfig({ user: { username: 'ops', password: 'x' } }), shows: /user "ci-user" sets both a token and a username\/password, which kubectl refuses; keep one/ },
+    { what: 'groups to impersonate without a user', content: kubeconfig({ user: { 'as-groups': ['a'] } }), shows: /user "ci-user" sets as-uid, as-groups or as-user-extra without as, which kubectl refuses; name the user to impersonate with as/ },
     { what: 'a context naming an undefined user', content: kubeconfig({ context: { user: 'ghost' } }), shows: /context "ci" names user "ghost", which the kubeconfig does not define/ },
     { what: 'a proxy-url', content: kubeconfig({ cluster: { 'proxy-url': 'http://proxy:3128' } }), shows: /cluster "ci-cluster" sets proxy-url, which tekton-resource-gc does not support/ },
     { what: 'a CA file that is not there', content: kubeconfig({ cluster: { 'certificate-authority': 'nope/ca.crt' } }), shows: /cluster "ci-cluster" has certificate-authority ".*\/nope\/ca\.crt", which cannot be read \(ENOENT\); fix the path or use certificate-authority-data/ },
