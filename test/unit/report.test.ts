@@ -327,9 +327,20 @@ describe('renderJson', () => {
     assert.equal(renderJson({ ...specReport, errors: [] }), renderJson(specReport));
   });
 
+  it('puts warnings before errors, each only when there are some', () => {
+    const parsed = JSON.parse(renderJson({ ...specReport, warnings: ['--min-age 0s is under a minute'], errors: ['pass stopped by SIGTERM'] })) as Report;
+    assert.deepEqual(Object.keys(parsed).slice(-3), ['items', 'warnings', 'errors']);
+    assert.deepEqual(parsed.warnings, ['--min-age 0s is under a minute']);
+    assert.equal(renderJson({ ...specReport, warnings: [] }), renderJson(specReport));
+    assert.equal('warnings' in buildReport(pass({ warnings: [] })), false);
+    assert.deepEqual(buildReport(pass({ warnings: ['w'] })).warnings, ['w']);
+  });
+
   it('is pretty with 2 spaces when written in pieces too: no items, errors, and a report of many pieces', () => {
     const cases: Array<[string, Report]> = [
       ['no items', buildReport(pass({ decisions: [] }))],
+      ['warnings and errors', { ...MANY, warnings: ['a "quoted" warning', 'two'], errors: ['pass stopped by SIGTERM'] }],
+      ['warnings only, no items', { ...buildReport(pass({ decisions: [] })), warnings: ['taskruns.tekton.dev is not served'] }],
       ['no items, errors', { ...buildReport(pass({ decisions: [] })), errors: ['list taskruns in team-b: 503', 'a "quoted"\nsecond line'] }],
       ['many items, errors', { ...MANY, errors: ['pass stopped by SIGTERM'] }],
       ['many items', MANY],
@@ -374,6 +385,12 @@ describe('renderText', () => {
   it('matches the golden live table', () =>
     assertGolden('report-live.txt', renderText({ ...LIVE, errors: ['list taskruns in team-b: 503 Service Unavailable'] })));
 
+  it('prints warnings, then errors, each on one line above the summary', () => {
+    const lines = renderText({ ...DRY_RUN, warnings: ['first\nsecond'], errors: ['broken'] }).trimEnd().split('\n');
+    assert.deepEqual(lines.slice(-3, -1), ['warning: first second', 'error: broken']);
+    assert.equal(lines.at(-1), summaryLine(DRY_RUN));
+  });
+
   it('ends with exactly one summary line', () => {
     const lines = renderText(DRY_RUN).trimEnd().split('\n');
     assert.equal(
@@ -402,6 +419,12 @@ describe('renderMarkdown', () => {
   it('matches the golden dry-run report', () => assertGolden('report-dry-run.md', renderMarkdown(DRY_RUN)));
   it('matches the golden live report', () =>
     assertGolden('report-live.md', renderMarkdown({ ...LIVE, errors: ['list taskruns in team-b: 503 <Service Unavailable>'] })));
+
+  it('lists warnings in a block of their own, escaped like every cluster text', () => {
+    const markdown = renderMarkdown({ ...DRY_RUN, warnings: ['a live pass would delete nothing: 12 candidates > --max-deletions 10 <b>'] });
+    assert.match(markdown, /\*\*Warnings:\*\*\n\n- a live pass would delete nothing: 12 candidates &gt; --max-deletions 10 &lt;b&gt;\n/);
+    assert.ok(markdown.indexOf('**Warnings:**') < markdown.indexOf('<details>'));
+  });
 
   it('puts the summary before any namespace section, and every namespace table inside <details>', () => {
     const markdown = renderMarkdown(DRY_RUN);
