@@ -1,11 +1,16 @@
 // Smoke test of the benchmark (issue 6) at a tiny size: it seeds, measures the read floor,
-// runs the built collector dry and live, and prints its table and JSON line. No time is
-// asserted: the figures belong to bench/RESULTS.md, not to a test on a shared machine.
+// runs the built collector dry and live, and prints its table and JSON line. The facts of
+// the run are asserted against what the seeded shape must give: every object read, pages
+// of the size asked for, each target decided as SPEC.md decides it from the plan, every
+// orphan deleted, no more requests than the bench says the collector makes, --qps held.
+// No duration is asserted: the figures belong to bench/RESULTS.md, not to a test on a
+// shared machine.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { planNamespace, type ClusterShape, type RunPhase } from '../../bench/objects.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -13,6 +18,53 @@ const TARGETS = 60;
 const RUNS = 160;
 const NAMESPACES = 3;
 const LIVE_DELETES = 40;
+const QPS = 50;
+/** Small pages, so that every list is paged: 60 targets in 2, 40 PipelineRuns in 1, 120 TaskRuns in 3. */
+const PAGE_SIZE = 50;
+/** bench/RESULTS.md: "the collector makes 5 requests more than [the read floor] (API discovery and the namespaces)". */
+const REQUESTS_BEYOND_FLOOR = 5;
+
+/**
+ * The dry run's reasons, decided from the bench's plan (bench/objects.ts) by SPEC.md's rules
+ * rather than by the collector: with --min-age 0s and no retain-for, a target is `retained`
+ * by its label, else kept while a pending or running run names it, else deleted as
+ * `runs-finished` when a finished run names it, else as `unreferenced`. Child TaskRuns
+ * embed their resources and name nothing. (At the default size this gives RESULTS.md's
+ * 500 / 1,865 / 6,385 / 1,250.)
+ */
+function expectedReasons(shape: ClusterShape): Record<string, number> {
+  const isActive = (phase: RunPhase): boolean => phase === 'pending' || phase === 'running';
+  const reasons: Record<string, number> = {};
+  for (let index = 0; index < shape.namespaces; index++) {
+    const plan = planNamespace(shape, index);
+    const namedBy = { active: new Set<string>(), finished: new Set<string>() };
+    for (const run of plan.pipelineRuns) for (const name of run.resources) namedBy[isActive(run.phase) ? 'active' : 'finished'].add(name);
+    for (const run of plan.taskRuns) namedBy[isActive(run.phase) ? 'active' : 'finished'].add(run.input);
+    for (const target of plan.targets) {
+      const reason = target.retained
+        ? 'retained'
+        : namedBy.active.has(target.name)
+          ? 'referenced-by-active-run'
+          : namedBy.finished.has(target.name)
+            ? 'runs-finished'
+            : 'unreferenced';
+      reasons[reason] = (reasons[reason] ?? 0) + 1;
+    }
+  }
+  return reasons;
+}
+
+/** Pages the read floor asks for: each collection in pages of PAGE_SIZE, at least one. */
+function expectedFloorPages(shape: ClusterShape): number {
+  let pipelineRuns = 0;
+  let taskRuns = 0;
+  for (let index = 0; index < shape.namespaces; index++) {
+    const plan = planNamespace(shape, index);
+    pipelineRuns += plan.pipelineRuns.length;
+    taskRuns += plan.taskRuns.length + plan.pipelineRuns.reduce((sum, run) => sum + run.children, 0);
+  }
+  return [shape.targets, pipelineRuns, taskRuns].reduce((sum, count) => sum + Math.max(1, Math.ceil(count / PAGE_SIZE)), 0);
+}
 
 function runBench(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
@@ -35,6 +87,7 @@ interface BenchLine {
   machine: { cpus: number };
   command: string;
   nodeFlags: string[];
+  pageSize: number;
   watchCache: boolean;
   results: {
     scale: number;
@@ -42,8 +95,16 @@ interface BenchLine {
     runs: number;
     seed: { reused: boolean; objects?: number };
     floor: { ms: number; bytes: number; requests: number; items: number };
-    dryRun: { ms: number; maxRssBytes: number; requests: number; bytesReceived: number; ratio: number; summary: { targets: number; runs: number; delete: number; keep: number } };
-    live: { deletes: number; deleted: number; qps: number; achievedQps: number; withinTenPercent: boolean; results: Record<string, number> };
+    dryRun: {
+      ms: number;
+      maxRssBytes: number;
+      requests: number;
+      retries: number;
+      bytesReceived: number;
+      ratio: number;
+      summary: { targets: number; runs: number; delete: number; keep: number; reasons: Record<string, number> };
+    };
+    live: { deletes: number; deleted: number; qps: number; achievedQps: number; withinTenPercent: boolean; requests: number; results: Record<string, number> };
     load: { before: number[]; after: number[] };
   }[];
 }
@@ -54,7 +115,8 @@ test('npm run bench at a tiny size seeds, measures and prints a table and one JS
     '--runs', String(RUNS),
     '--namespaces', String(NAMESPACES),
     '--live-deletes', String(LIVE_DELETES),
-    '--qps', '50',
+    '--qps', String(QPS),
+    '--page-size', String(PAGE_SIZE),
     '--repeat', '1',
   ]);
   assert.equal(code, 0, `bench failed:\n${stderr.slice(-4000)}`);
@@ -66,30 +128,47 @@ test('npm run bench at a tiny size seeds, measures and prints a table and one JS
   // Measured as the image runs it: the flags of the Dockerfile's ENTRYPOINT, and no watch cache.
   assert.deepEqual(line.nodeFlags, ['--max-semi-space-size=4']);
   assert.equal(line.watchCache, false);
+  assert.equal(line.pageSize, PAGE_SIZE);
   assert.equal(line.results.length, 1);
   const [result] = line.results;
   assert.ok(result !== undefined);
   assert.deepEqual([result.scale, result.targets, result.runs], [1, TARGETS, RUNS]);
   assert.deepEqual(result.seed, { ...result.seed, reused: false, objects: TARGETS + RUNS });
 
-  // The read floor pages the three collections: every object, at least one page each.
-  assert.equal(result.floor.items, TARGETS + RUNS);
-  assert.ok(result.floor.requests >= 3 && result.floor.bytes > 0 && result.floor.ms > 0);
+  const shape: ClusterShape = { targets: TARGETS, runs: RUNS, namespaces: NAMESPACES, prKb: 8, trKb: 4 };
 
-  // The dry run saw the same objects, through the CLI's own summary line.
+  // The read floor pages the three collections: every object, in exactly the pages the shape needs.
+  assert.equal(result.floor.items, TARGETS + RUNS);
+  assert.equal(result.floor.requests, expectedFloorPages(shape));
+  assert.ok(result.floor.bytes > 0 && result.floor.ms > 0);
+
+  // The dry run saw the same objects, through the CLI's own summary line, and decided each
+  // target as SPEC.md decides it from the plan.
+  const reasons = expectedReasons(shape);
+  const deletes = (reasons['runs-finished'] ?? 0) + (reasons['unreferenced'] ?? 0);
   assert.equal(result.dryRun.summary.targets, TARGETS);
   assert.equal(result.dryRun.summary.runs, RUNS);
-  assert.equal(result.dryRun.summary.delete + result.dryRun.summary.keep, TARGETS);
-  assert.ok(result.dryRun.summary.delete > 0 && result.dryRun.summary.keep > 0, 'the mix has targets to delete and to keep');
+  assert.deepEqual(result.dryRun.summary.reasons, reasons);
+  assert.deepEqual([result.dryRun.summary.delete, result.dryRun.summary.keep], [deletes, TARGETS - deletes]);
+  assert.ok(deletes > 0 && deletes < TARGETS, `the mix has targets to delete and to keep: ${JSON.stringify(reasons)}`);
   assert.ok(result.dryRun.ms > 0 && result.dryRun.maxRssBytes > 0 && result.dryRun.ratio > 0);
-  assert.ok(result.dryRun.requests >= result.floor.requests, 'the collector reads at least what the floor reads');
+  // Every page the floor reads, plus discovery and the namespaces, and nothing read twice.
+  assert.equal(result.dryRun.retries, 0);
+  assert.ok(
+    result.dryRun.requests > result.floor.requests && result.dryRun.requests <= result.floor.requests + REQUESTS_BEYOND_FLOOR,
+    `the dry run made ${result.dryRun.requests} requests, the floor ${result.floor.requests}: expected at most ${REQUESTS_BEYOND_FLOOR} more`,
+  );
   assert.ok(result.dryRun.bytesReceived >= result.floor.bytes);
 
-  // The live pass deleted every seeded orphan; the rate is reported, not asserted.
+  // The live pass deleted every seeded orphan, each with a request of its own.
   assert.equal(result.live.deleted, LIVE_DELETES);
   assert.deepEqual(result.live.results, { deleted: LIVE_DELETES });
-  assert.equal(result.live.qps, 50);
-  assert.ok(result.live.achievedQps > 0);
+  assert.ok(result.live.requests > LIVE_DELETES, `${result.live.requests} requests for ${LIVE_DELETES} deletes and the listing`);
+  assert.equal(result.live.qps, QPS);
+  // The rate is reported, not held to 10% here; but --qps is a ceiling: 40 deletes started
+  // 20 ms apart cannot finish at twice the rate unless the first one took some 400 ms longer
+  // than the last, while a collector that ignored --qps deletes them at hundreds per second.
+  assert.ok(result.live.achievedQps > 0 && result.live.achievedQps <= 2 * QPS, `${result.live.achievedQps} deletes/s at --qps ${QPS}`);
   assert.equal(typeof result.live.withinTenPercent, 'boolean');
   assert.equal(result.load.before.length, 3);
 });
