@@ -6,7 +6,7 @@
 import type { ClusterView, Decision, Policy, RunRecord } from './core/types.js';
 import { decideBounded, logReadProblems } from './decisions.js';
 import type { KubeCluster, Scope, ServedApis } from './kube/cluster.js';
-import { KubeError, isRetryable } from './kube/errors.js';
+import { Interrupted, KubeError, isRetryable } from './kube/errors.js';
 import { DEFAULT_RETRY, RETRY_WINDOW_MS, retryDelayMs } from './kube/http.js';
 import type { Logger } from './log.js';
 import { errorMessage } from './message.js';
@@ -216,6 +216,7 @@ export async function deleteCandidates(deps: DeletePhaseDeps, apis: ServedApis, 
       await deps.sleep(slot - now(), deps.signal);
       if (deps.signal.aborted) return;
       const wanted = await fresh.stillCollectable(next.decision);
+      if (deps.signal.aborted) return;
       if (!wanted) {
         const refused = refusals.get(next.decision.target.uid);
         // Kept by a fresh decision after an attempt that may have acted: say what is true.
@@ -294,7 +295,7 @@ class Freshness {
   /** False when the candidate is no longer to be deleted, or nothing may be deleted any more. */
   async stillCollectable(decision: Decision): Promise<boolean> {
     for (let refreshes = 0; this.ageMs() > RECHECK_INTERVAL_MS; refreshes++) {
-      if (this.error !== undefined) return false;
+      if (this.error !== undefined || this.deps.signal.aborted) return false;
       if (refreshes >= MAX_STALE_REFRESHES) {
         this.fail(
           `re-checks take longer than the re-check interval of ${RECHECK_INTERVAL_MS / 1000} s (the last took ${(this.lastRefreshMs / 1000).toFixed(1)} s), so no delete started after them; narrow the pass with --namespace`,
@@ -330,6 +331,8 @@ class Freshness {
       this.decisions = redecide(this.phase.policy, dated.view, this.decisions, this.deps.now());
       this.byUid = byUid(this.decisions);
     } catch (error) {
+      // Stopped by SIGTERM: no delete starts after it anyway, and the pass says why.
+      if (error instanceof Interrupted) return;
       this.fail(`re-check during the delete phase failed, no delete started after it: ${errorMessage(error)}`);
     }
   }

@@ -44,9 +44,9 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
 }
 
 /** The client for the API server; a ConfigError when the kubeconfig or its credentials cannot be used. */
-async function connect(config: Config, env: NodeJS.ProcessEnv): Promise<KubeHttp> {
+async function connect(config: Config, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<KubeHttp> {
   const connection = await loadConnection(config, env);
-  return KubeHttp.create(connection, httpOptions(config)).catch((error: unknown) => {
+  return KubeHttp.create(connection, httpOptions(config, signal)).catch((error: unknown) => {
     // Only the credentials are asked for here: a configuration problem, not a failed pass.
     throw unusableCredentials(connection.origin, error);
   });
@@ -54,16 +54,18 @@ async function connect(config: Config, env: NodeJS.ProcessEnv): Promise<KubeHttp
 
 /** One pass, or with --schedule one at each tick until SIGTERM. */
 async function runOnce(config: Config, env: NodeJS.ProcessEnv): Promise<number> {
-  let http: KubeHttp;
-  try {
-    http = await connect(config, env);
-  } catch (error) {
-    return usageError(error);
-  }
   // On a terminal, one updating line says where a pass is; elsewhere only the logs speak.
   const progress = process.stderr.isTTY ? new TerminalProgress(process.stderr) : undefined;
   const log = createLogger(config.logLevel, progress);
   const stop = stopOnSignals(log);
+  let http: KubeHttp;
+  try {
+    // SIGTERM also stops the reads: no request or retry starts after it.
+    http = await connect(config, env, stop.signal);
+  } catch (error) {
+    stop.dispose();
+    return usageError(error);
+  }
   try {
     const pass = (): Promise<number> => onePass(config, { http, log, signal: stop.signal, progress });
     if (config.schedule === undefined) return await pass();
@@ -207,7 +209,7 @@ function stopOnSignals(log: Logger): { signal: AbortSignal; dispose: () => void 
     if (controller.signal.aborted) {
       process.exit(128 + (name === 'SIGINT' ? 2 : 15));
     }
-    log.warn({ signal: name }, 'stopping: no new deletes will start');
+    log.warn({ signal: name }, 'stopping: no new request or delete will start');
     controller.abort();
   };
   process.on('SIGTERM', onSignal);

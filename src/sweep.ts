@@ -5,6 +5,7 @@ import type { Config, TargetName } from './config.js';
 import { decideBounded, logReadProblems, logWarnings } from './decisions.js';
 import { candidateNamespaces, deleteCandidates, redecide, refreshView, type DatedView } from './deletephase.js';
 import type { KubeCluster, Scope, ServedApis } from './kube/cluster.js';
+import { Interrupted } from './kube/errors.js';
 import type { EventfulResult } from './kube/events.js';
 import type { Logger } from './log.js';
 import { errorMessage } from './message.js';
@@ -34,6 +35,8 @@ export type PassOutcome =
 const EXIT_OK = 0;
 const EXIT_COULD_NOT_RUN = 1;
 const EXIT_PARTIAL = 3;
+
+const INTERRUPTED_BEFORE_EVERY_DELETE = 'the pass was interrupted (SIGTERM) before every delete was made';
 
 /**
  * Below this, --min-age is allowed but warned about: Tekton resolves a run's references a
@@ -75,7 +78,7 @@ export async function runPass(config: Config, deps: SweepDeps): Promise<PassOutc
     listed = await readCluster(deps, apis, scope);
   } catch (error) {
     // A partial view of the runs is never taken for the whole: nothing is decided or deleted.
-    const message = errorMessage(error);
+    const message = error instanceof Interrupted ? `the pass was interrupted (SIGTERM) while reading the cluster, nothing was deleted: ${error.message}` : errorMessage(error);
     deps.log.error({ err: message }, 'could not read the cluster; nothing deleted');
     return { kind: 'done', report: finish({ runs: 0, decisions: [], errors: [message] }), exitCode: EXIT_COULD_NOT_RUN };
   }
@@ -101,6 +104,14 @@ export async function runPass(config: Config, deps: SweepDeps): Promise<PassOutc
     return { kind: 'done', report: finish({ runs: view.runs.length, decisions, results, errors: [message] }), exitCode: EXIT_PARTIAL };
   }
 
+  const allAborted = (): Map<string, Result> => new Map(candidates.map((decision): [string, Result] => [decision.target.uid, 'aborted']));
+  const interrupted = (): PassOutcome => ({
+    kind: 'done',
+    report: finish({ runs: view.runs.length, decisions, results: allAborted(), errors: [INTERRUPTED_BEFORE_EVERY_DELETE] }),
+    exitCode: EXIT_PARTIAL,
+  });
+  // SIGTERM while deciding: the re-check (a read of every candidate namespace) is not begun.
+  if (deps.signal.aborted) return interrupted();
   let final: Decision[];
   let fresh: DatedView;
   try {
@@ -108,6 +119,7 @@ export async function runPass(config: Config, deps: SweepDeps): Promise<PassOutc
     fresh = await refreshView(deps, apis, listed, { scope, namespaces: candidateNamespaces(decisions) });
     final = redecide(policy, fresh.view, decisions, deps.now());
   } catch (error) {
+    if (error instanceof Interrupted) return interrupted();
     const message = `re-check before deleting failed, nothing was deleted: ${errorMessage(error)}`;
     deps.log.error({ err: errorMessage(error) }, 're-check failed; nothing deleted');
     const results = new Map(candidates.map((decision): [string, Result] => [decision.target.uid, 'aborted']));
@@ -123,7 +135,7 @@ export async function runPass(config: Config, deps: SweepDeps): Promise<PassOutc
   });
   await recordEvents(deps, eventfulResults(deletion.decisions, deletion.results));
   const errors = [
-    ...(deps.signal.aborted ? ['the pass was interrupted (SIGTERM) before every delete was made'] : []),
+    ...(deps.signal.aborted ? [INTERRUPTED_BEFORE_EVERY_DELETE] : []),
     ...deletion.errors,
   ];
   const failed = [...deletion.results.values()].some((result) => result === 'failed');

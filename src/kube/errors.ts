@@ -56,3 +56,14 @@ export function isRetryable(error: KubeError): boolean {
   if (error.reason === CERTIFICATE_REJECTED) return false;
   return error.status === 0 || error.status === 429 || error.status >= 500;
 }
+
+/**
+ * The pass was asked to stop (SIGTERM, Ctrl-C) while it read: no further request or retry
+ * was started. Not a failure of the cluster, so never retried.
+ */
+export class Interrupted extends Error {
+  override name = 'Interrupted';
+  constructor(readonly purpose: RequestPurpose) {
+    super(`stopped by a signal before it could ${purpose.verb} ${purpose.resource} ${where(purpose)}`);
+  }
+}

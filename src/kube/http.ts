@@ -1,8 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Connection } from './connect.js';
-import { CERTIFICATE_REJECTED, KubeError, isRetryable, type RequestPurpose } from './errors.js';
+import { CERTIFICATE_REJECTED, Interrupted, KubeError, isRetryable, type RequestPurpose } from './errors.js';
 import { ListScanner, MalformedListError } from './listbody.js';
+import { abortableSleep } from '../sleep.js';
 
 /** How hard to try before a request counts as failed for good. */
 export interface RetryPolicy {
@@ -29,8 +30,9 @@ export const DEFAULT_RETRY: RetryPolicy = {
  * each attempt for at most `requestTimeoutMs`, and no retry starts after RETRY_WINDOW_MS,
  * so one request takes at most RETRY_WINDOW_MS + requestTimeoutMs whatever the server does.
  */
-export function httpOptions(settings: { concurrency: number; maxRetries: number; requestTimeoutMs: number }): HttpOptions {
+export function httpOptions(settings: { concurrency: number; maxRetries: number; requestTimeoutMs: number }, signal?: AbortSignal): HttpOptions {
   return {
+    ...(signal !== undefined && { signal }),
     // The deletes in flight, plus a list or re-check beside them.
     maxSockets: settings.concurrency + 2,
     retry: { ...DEFAULT_RETRY, maxAttempts: settings.maxRetries + 1 },
@@ -87,11 +89,16 @@ export interface HttpOptions {
   retry: RetryPolicy;
   /** An attempt with no complete answer (headers and body) after this long is abandoned (and retried). */
   requestTimeoutMs: number;
-  /** Injected so tests and the sweep decide how waiting happens. */
-  sleep?: (ms: number) => Promise<void>;
+  /** Injected so tests and the sweep decide how waiting happens; it ends early when `signal` is aborted. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * SIGTERM: no request of json(), jsonOrNull() or list() starts after it (each page of a
+   * list is one), and a backoff wait ends at once. A delete (sendOnce) is the caller's to stop.
+   */
+  signal?: AbortSignal;
 }
 
-const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const NEVER = new AbortController().signal;
 
 /**
  * The one way this program talks to the API server: JSON over HTTP(S) with the
@@ -102,7 +109,8 @@ export class KubeHttp {
   readonly stats: TrafficStats = { requests: 0, retries: 0, bytesReceived: 0 };
   private readonly base: URL;
   private readonly agent: http.Agent;
-  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  private readonly signal: AbortSignal;
 
   private constructor(
     private readonly connection: Connection,
@@ -111,7 +119,8 @@ export class KubeHttp {
     this.base = new URL(connection.server);
     const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, ...connection.tls };
     this.agent = this.base.protocol === 'http:' ? new http.Agent(agentOptions) : new https.Agent(agentOptions);
-    this.sleep = options.sleep ?? defaultSleep;
+    this.sleep = options.sleep ?? abortableSleep;
+    this.signal = options.signal ?? NEVER;
   }
 
   /** Asks for credentials once, so that a credential plugin that cannot run fails here and not at the first list. */
@@ -194,6 +203,7 @@ export class KubeHttp {
     const { retry } = this.options;
     const started = Date.now();
     for (let attempt = 1; ; attempt++) {
+      if (this.signal.aborted) throw new Interrupted(purpose);
       const response = await this.attempt(purpose, request, sink);
       const outcome = response instanceof KubeError ? response : interpret(response);
       if (!(outcome instanceof KubeError)) {
@@ -205,7 +215,7 @@ export class KubeHttp {
         throw outcome;
       }
       this.stats.retries++;
-      await this.sleep(delay);
+      await this.sleep(delay, this.signal);
     }
   }
 

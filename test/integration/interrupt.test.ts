@@ -79,7 +79,7 @@ describe('an interrupted pass', () => {
     assert.deepEqual([...deleted, ...aborted].sort(), names);
     assert.equal(report.items.find((item) => item.name === 'keep-active')?.result, 'kept');
     assert.deepEqual(await seed.remainingTargets(ns), [...aborted, 'keep-active'].sort());
-    assert.match(result.stderr, /"signal":"SIGTERM".*stopping: no new deletes will start/);
+    assert.match(result.stderr, /"signal":"SIGTERM".*stopping: no new request or delete will start/);
     assert.match(result.stderr, /"msg":"pass finished"/);
   });
 
@@ -109,17 +109,67 @@ describe('an interrupted pass', () => {
     }
   });
 
-  test('a signal before the delete phase deletes nothing and reports every candidate aborted', async () => {
+  test('a signal after the listing, before the re-check: nothing deleted, no re-check read, every candidate aborted, exit 3', async () => {
     const ns = 'interrupt-early';
     const names = await seedNamespace(seed, ns);
     const controller = new AbortController();
-    const { outcome } = await passInProcess(controlPlane.kubeConfig(), ['--namespace', ns, '--min-age', '0s'], {
+    const { outcome, stats } = await passInProcess(controlPlane.kubeConfig(), ['--namespace', ns, '--min-age', '0s'], {
       signal: controller.signal,
-      afterRunsListed: async () => controller.abort(),
+      afterListing: async () => controller.abort(),
     });
     assert.equal(outcome.exitCode, 3);
     assert.deepEqual(outcome.report.summary.results, { aborted: CANDIDATES, kept: 1 });
     assert.deepEqual(outcome.report.errors, ['the pass was interrupted (SIGTERM) before every delete was made']);
     assert.deepEqual(await seed.remainingTargets(ns), [...names, 'keep-active'].sort());
+    // Discovery (the group and its three versions), targets, PipelineRuns, TaskRuns, the
+    // namespace: 8, and nothing after the signal (a re-check would list runs again).
+    assert.equal(stats.requests, 8);
+  });
+
+  test('a signal while the runs are listed: the next request is not made, nothing decided or deleted, exit 1', async () => {
+    const ns = 'interrupt-listing';
+    const names = await seedNamespace(seed, ns);
+    const controller = new AbortController();
+    const { outcome, stats } = await passInProcess(controlPlane.kubeConfig(), ['--namespace', ns, '--min-age', '0s'], {
+      signal: controller.signal,
+      afterRunsListed: async () => controller.abort(),
+    });
+    assert.equal(outcome.exitCode, 1);
+    assert.deepEqual(outcome.report.items, []);
+    assert.deepEqual(outcome.report.errors, [
+      `the pass was interrupted (SIGTERM) while reading the cluster, nothing was deleted: stopped by a signal before it could get namespaces at cluster scope`,
+    ]);
+    // Discovery (4), targets, PipelineRuns, TaskRuns: the namespace was never read.
+    assert.equal(stats.requests, 7);
+    assert.deepEqual(await seed.remainingTargets(ns), [...names, 'keep-active'].sort());
+  });
+
+  test('SIGTERM while a list waits out a Retry-After: the wait ends at once, a report says why, exit 1', async () => {
+    const ns = 'interrupt-backoff';
+    await seedNamespace(seed, ns);
+    const proxy = await startFaultProxy({ upstream: controlPlane.server, token: controlPlane.adminToken });
+    try {
+      proxy.reset([{ name: '503 RA 30 on taskruns', match: matches.list('taskruns'), when: { always: true }, fault: { kind: 'status', status: 503, retryAfterSeconds: 30 } }]);
+      const kubeconfig = path.join(controlPlane.dir, 'interrupt-backoff.kubeconfig');
+      await writeFile(kubeconfig, proxy.kubeconfigYaml());
+      let pid = 0;
+      let signalledAt = 0;
+      const running = runCli(['--namespace', ns, '--min-age', '0s', '--output', 'json', '--kubeconfig', kubeconfig], { onStart: (started) => (pid = started) });
+      const deadline = Date.now() + 20_000;
+      while (proxy.injected.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(proxy.injected.length, 1, 'the first list of TaskRuns was refused');
+      signalledAt = Date.now();
+      process.kill(pid, 'SIGTERM');
+      const result = await running;
+      const stopMs = Date.now() - signalledAt;
+      assert.equal(result.code, 1, result.stderr);
+      assert.ok(stopMs < STOP_WITHIN_MS, `stopped ${stopMs} ms after SIGTERM, not after the 30 s Retry-After`);
+      assert.equal(proxy.requests.filter(matches.list('taskruns')).length, 1, 'no retry after the signal');
+      const report = reportOf(result);
+      assert.match(report.errors?.[0] ?? '', /^the pass was interrupted \(SIGTERM\) while reading the cluster, nothing was deleted: stopped by a signal before it could list taskruns\.tekton\.dev in namespace "interrupt-backoff"$/);
+      assert.match(result.stderr, /"msg":"pass finished"/);
+    } finally {
+      await proxy.stop();
+    }
   });
 });

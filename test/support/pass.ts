@@ -71,7 +71,7 @@ export async function connectionFor(kubeConfig: KubeConfig): Promise<Connection>
 
 export async function passInProcess(kubeConfig: KubeConfig, args: readonly string[], hooks: PassHooks = {}): Promise<InProcessPass> {
   const config = configFor(args);
-  const http = await KubeHttp.create(await connectionFor(kubeConfig), httpOptions(config));
+  const http = await KubeHttp.create(await connectionFor(kubeConfig), httpOptions(config, hooks.signal));
   const real = new KubeCluster(http, config.pageSize);
   let sent = 0;
   let namespaceReads = 0;
