@@ -1,0 +1,306 @@
+/**
+ * Plans: what a reviewed dry run would delete, written down so that a later live pass
+ * (`apply`) deletes at most that, and each only if it is still the same object and still
+ * collectable. Pure: building, reading and checking a plan, and restricting a pass's
+ * decisions to it. The digest is SHA-256 over the plan's canonical JSON.
+ */
+import { createHash } from 'node:crypto';
+import { parseRetentionDuration } from './core/retention.js';
+import { REASONS, type Decision, type Policy, type Reason, type TargetRecord } from './core/types.js';
+import type { Result } from './report/model.js';
+
+export const PLAN_API_VERSION = 'tekton-resource-gc.io/v1';
+export const PLAN_KIND = 'GCPlan';
+
+/** How far a plan's creation time may lie ahead of this machine's clock (clock skew between machines). */
+const FUTURE_SKEW_MS = 5 * 60_000;
+
+/** The settings that decided what the plan holds; `apply` decides again with exactly these. */
+export interface PlanSettings {
+  /** Empty: all namespaces. */
+  namespaces: string[];
+  excludeNamespaces: string[];
+  selector: string;
+  labelPrefix: string;
+  minAgeMs: number;
+  /** As written (`7d`, `forever`); absent when none. */
+  retainFor?: string;
+}
+
+export interface PlanEntry {
+  namespace: string;
+  kind: 'PipelineResource';
+  name: string;
+  uid: string;
+  resourceVersion: string;
+  reason: Reason;
+}
+
+export interface Plan {
+  apiVersion: typeof PLAN_API_VERSION;
+  kind: typeof PLAN_KIND;
+  /** ISO 8601, when the dry run decided. */
+  createdAt: string;
+  /** The API server the dry run read, as the client named it. */
+  cluster: { server: string };
+  settings: PlanSettings;
+  /** Sorted by namespace, then name. */
+  entries: PlanEntry[];
+  /** `sha256:<hex>` over the canonical JSON of everything above. */
+  digest: string;
+}
+
+/** A plan that cannot be used: one line saying what is wrong and what to do (exit 2). */
+export class PlanError extends Error {
+  override name = 'PlanError';
+}
+
+/** The plan of a dry run: its delete decisions, and the settings and cluster that produced them. */
+export function buildPlan(input: { decisions: readonly Decision[]; settings: PlanSettings; server: string; createdAt: Date }): Plan {
+  const entries = input.decisions
+    .filter((decision) => decision.action === 'delete')
+    .map(({ target, reason }): PlanEntry => ({
+      namespace: target.namespace,
+      kind: 'PipelineResource',
+      name: target.name,
+      uid: target.uid,
+      resourceVersion: target.resourceVersion,
+      reason,
+    }))
+    .sort((a, b) => compare(a.namespace, b.namespace) || compare(a.name, b.name));
+  const body: Omit<Plan, 'digest'> = {
+    apiVersion: PLAN_API_VERSION,
+    kind: PLAN_KIND,
+    createdAt: input.createdAt.toISOString(),
+    cluster: { server: input.server },
+    settings: input.settings,
+    entries,
+  };
+  return { ...body, digest: planDigest(body) };
+}
+
+/** `sha256:<hex>` of the canonical JSON (object keys sorted, no spaces) of a plan without its digest. */
+export function planDigest(body: Omit<Plan, 'digest'>): string {
+  return `sha256:${createHash('sha256').update(canonicalJson(body)).digest('hex')}`;
+}
+
+/** JSON with every object's keys in code-unit order: the same bytes however the object was built. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, field]) => field !== undefined)
+      .sort(([a], [b]) => compare(a, b));
+    return `{${entries.map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The plan file's text, as written: pretty JSON and a final newline. */
+export function renderPlan(plan: Plan): string {
+  return `${JSON.stringify(plan, null, 2)}\n`;
+}
+
+/**
+ * Reads a plan file's text. Anything but a whole, unchanged plan is refused: a file that is
+ * not a plan, a field of the wrong shape, or content whose digest is not the one written in
+ * it (edited by hand, cut short, merged badly).
+ */
+export function parsePlan(text: string, file: string): Plan {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new PlanError(`${file} is not a plan: not JSON; write one with a dry run and --plan-file`);
+  }
+  const plan = shapeOf(raw, file);
+  const { digest, ...body } = plan;
+  if (planDigest(body) !== digest) {
+    throw new PlanError(`${file} was changed after it was written (its digest does not match its content): write a new plan with a dry run and --plan-file`);
+  }
+  return plan;
+}
+
+/** What `apply` checks before it reads anything: the plan's cluster, age and (when pinned) digest. */
+export function checkPlan(plan: Plan, file: string, context: { server: string; now: Date; maxAgeMs: number; expectedDigest?: string }): void {
+  if (context.expectedDigest !== undefined && context.expectedDigest !== plan.digest) {
+    throw new PlanError(`${file} has digest ${plan.digest}, not the ${context.expectedDigest} given with --plan-digest: apply the plan that was reviewed`);
+  }
+  if (normalServer(plan.cluster.server) !== normalServer(context.server)) {
+    throw new PlanError(`${file} was made for the cluster at ${plan.cluster.server}, not ${context.server}: make a plan on this cluster`);
+  }
+  const createdMs = Date.parse(plan.createdAt);
+  const ageMs = context.now.getTime() - createdMs;
+  if (ageMs > context.maxAgeMs) {
+    throw new PlanError(
+      `${file} is ${formatHours(ageMs)} old, older than --plan-max-age ${formatHours(context.maxAgeMs)}: make a new plan, or raise --plan-max-age`,
+    );
+  }
+  if (ageMs < -FUTURE_SKEW_MS) {
+    throw new PlanError(`${file} says it was made at ${plan.createdAt}, in the future of this machine's clock: check the clocks, or make a new plan`);
+  }
+}
+
+/** The policy a plan's settings stand for: `apply` decides with these, not with its own flags. */
+export function planPolicy(settings: PlanSettings): Policy {
+  const retainFor = settings.retainFor === undefined ? undefined : parseRetentionDuration(settings.retainFor);
+  return {
+    labelPrefix: settings.labelPrefix,
+    minAgeMs: settings.minAgeMs,
+    ...(retainFor?.ok === true && { retainFor: retainFor.value }),
+  };
+}
+
+/** A pass's decisions restricted to a plan: what `apply` may delete, and what it reports. */
+export interface PlannedPass {
+  /** The fresh decisions of the planned targets that were listed, and nothing else. */
+  decisions: Decision[];
+  /** uids the delete phase may delete: planned, unchanged, and decided for deletion now. */
+  deletable: Set<string>;
+  /** Results known before deleting: `changed` for a planned target that is not the planned object any more. */
+  results: Map<string, Result>;
+  /** Planned targets the pass did not list: gone, or no longer matching the plan's selector. */
+  unlisted: PlanEntry[];
+}
+
+/**
+ * Keeps the decisions of planned targets. A target whose uid or resourceVersion is not the
+ * planned one is `changed` (never deleted: what was reviewed is not what is there). Every
+ * other planned target goes as the fresh decision says: deleted only if it would be now too.
+ */
+export function restrictToPlan(plan: Plan, decisions: readonly Decision[]): PlannedPass {
+  const byName = new Map(decisions.map((decision) => [key(decision.target), decision]));
+  const kept: Decision[] = [];
+  const deletable = new Set<string>();
+  const results = new Map<string, Result>();
+  const unlisted: PlanEntry[] = [];
+  for (const entry of plan.entries) {
+    const decision = byName.get(key(entry));
+    if (decision === undefined) {
+      unlisted.push(entry);
+      continue;
+    }
+    if (decision.target.uid !== entry.uid || decision.target.resourceVersion !== entry.resourceVersion) {
+      const what = decision.target.uid !== entry.uid ? 'deleted and created again' : `changed (resourceVersion ${entry.resourceVersion} in the plan, ${decision.target.resourceVersion} now)`;
+      kept.push({ ...decision, message: `${decision.message}; not deleted: it was ${what} since the plan was made` });
+      results.set(decision.target.uid, 'changed');
+      continue;
+    }
+    kept.push(decision);
+    if (decision.action === 'delete') deletable.add(decision.target.uid);
+  }
+  return { decisions: kept, deletable, results, unlisted };
+}
+
+/**
+ * The report's decision for a planned target the pass did not list: `gone` when it no longer
+ * exists (or exists with another uid), `changed` when it is there but no longer matches the
+ * plan's selector. Either way it is not deleted.
+ */
+export function unlistedDecision(entry: PlanEntry, now: TargetRecord | null): { decision: Decision; result: Result } {
+  const target = now !== null && now.uid === entry.uid ? now : plannedTarget(entry);
+  const there = now !== null && now.uid === entry.uid;
+  const message = there
+    ? 'planned for deletion, but no longer matches the plan\'s selector: not deleted'
+    : now === null
+      ? 'planned for deletion, and gone since the plan was made'
+      : 'planned for deletion, and gone since the plan was made (another object has its name now)';
+  return { decision: { target, action: 'delete', reason: entry.reason, message, references: [], warnings: [] }, result: there ? 'changed' : 'gone' };
+}
+
+/** Why an object is or is not in a plan, for `explain --plan`. */
+export function planVerdict(plan: Plan, target: Pick<TargetRecord, 'namespace' | 'name' | 'uid' | 'resourceVersion'> | null, name: { namespace: string; name: string }): string {
+  const entry = plan.entries.find((candidate) => candidate.namespace === name.namespace && candidate.name === name.name);
+  if (entry === undefined) {
+    return `not in the plan ${plan.digest}: the dry run of ${plan.createdAt} did not decide to delete ${name.namespace}/${name.name}, so apply never deletes it`;
+  }
+  const planned = `in the plan ${plan.digest} (${entry.reason}, uid ${entry.uid}, resourceVersion ${entry.resourceVersion})`;
+  if (target === null) return `${planned}; it is gone since, so apply reports it gone`;
+  if (target.uid !== entry.uid) return `${planned}; it was deleted and created again since (uid ${target.uid} now), so apply reports it changed and keeps it`;
+  if (target.resourceVersion !== entry.resourceVersion) {
+    return `${planned}; it changed since (resourceVersion ${target.resourceVersion} now), so apply reports it changed and keeps it`;
+  }
+  return `${planned}; unchanged since, so apply deletes it if a fresh decision still says delete`;
+}
+
+function plannedTarget(entry: PlanEntry): TargetRecord {
+  return { namespace: entry.namespace, name: entry.name, uid: entry.uid, resourceVersion: entry.resourceVersion, createdAt: '', labels: {}, annotations: {}, ownerReferences: [] };
+}
+
+function key(target: { namespace: string; name: string }): string {
+  return `${target.namespace}/${target.name}`;
+}
+
+/** `https://host:443/` and `https://host` name the same server. */
+function normalServer(server: string): string {
+  try {
+    const url = new URL(server);
+    const port = url.port === '' || (url.protocol === 'https:' && url.port === '443') || (url.protocol === 'http:' && url.port === '80') ? '' : `:${url.port}`;
+    return `${url.protocol}//${url.hostname.toLowerCase()}${port}${url.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return server;
+  }
+}
+
+function formatHours(ms: number): string {
+  const hours = ms / 3_600_000;
+  return hours >= 1 ? `${Math.round(hours * 10) / 10}h` : `${Math.round(ms / 60_000)}m`;
+}
+
+function compare(a: string, b: string): number {
+  if (a === b) return 0;
+  return a < b ? -1 : 1;
+}
+
+/** The plan's fields one by one, each of the type it must have; anything else is refused naming the field. */
+function shapeOf(raw: unknown, file: string): Plan {
+  const fail = (field: string, expected: string): never => {
+    throw new PlanError(`${file} is not a plan: ${field} should be ${expected}; write one with a dry run and --plan-file`);
+  };
+  const object = (value: unknown, field: string): Record<string, unknown> =>
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : fail(field, 'an object');
+  const text = (value: unknown, field: string): string => (typeof value === 'string' ? value : fail(field, 'a string'));
+  const texts = (value: unknown, field: string): string[] =>
+    Array.isArray(value) && value.every((item) => typeof item === 'string') ? (value as string[]) : fail(field, 'a list of strings');
+  const root = object(raw, 'the file');
+  if (root['apiVersion'] !== PLAN_API_VERSION || root['kind'] !== PLAN_KIND) fail('apiVersion/kind', `${PLAN_API_VERSION}/${PLAN_KIND}`);
+  const createdAt = text(root['createdAt'], 'createdAt');
+  if (Number.isNaN(Date.parse(createdAt))) fail('createdAt', 'an ISO 8601 time');
+  const cluster = object(root['cluster'], 'cluster');
+  const settings = object(root['settings'], 'settings');
+  const minAgeMs = settings['minAgeMs'];
+  if (typeof minAgeMs !== 'number' || !Number.isSafeInteger(minAgeMs) || minAgeMs < 0) fail('settings.minAgeMs', 'a whole number of milliseconds');
+  const retainFor = settings['retainFor'];
+  if (retainFor !== undefined && (typeof retainFor !== 'string' || !parseRetentionDuration(retainFor).ok)) fail('settings.retainFor', 'a duration such as 7d or forever');
+  if (!Array.isArray(root['entries'])) fail('entries', 'a list');
+  const entries = (root['entries'] as unknown[]).map((item, index): PlanEntry => {
+    const entry = object(item, `entries[${index}]`);
+    if (entry['kind'] !== 'PipelineResource') fail(`entries[${index}].kind`, 'PipelineResource');
+    const reason = text(entry['reason'], `entries[${index}].reason`);
+    if (!(REASONS as readonly string[]).includes(reason)) fail(`entries[${index}].reason`, `one of ${REASONS.join(', ')}`);
+    return {
+      namespace: text(entry['namespace'], `entries[${index}].namespace`),
+      kind: 'PipelineResource',
+      name: text(entry['name'], `entries[${index}].name`),
+      uid: text(entry['uid'], `entries[${index}].uid`),
+      resourceVersion: text(entry['resourceVersion'], `entries[${index}].resourceVersion`),
+      reason: reason as Reason,
+    };
+  });
+  return {
+    apiVersion: PLAN_API_VERSION,
+    kind: PLAN_KIND,
+    createdAt,
+    cluster: { server: text(cluster['server'], 'cluster.server') },
+    settings: {
+      namespaces: texts(settings['namespaces'], 'settings.namespaces'),
+      excludeNamespaces: texts(settings['excludeNamespaces'], 'settings.excludeNamespaces'),
+      selector: text(settings['selector'], 'settings.selector'),
+      labelPrefix: text(settings['labelPrefix'], 'settings.labelPrefix'),
+      minAgeMs: minAgeMs as number,
+      ...(typeof retainFor === 'string' && { retainFor }),
+    },
+    entries,
+    digest: text(root['digest'], 'digest'),
+  };
+}

@@ -1,0 +1,194 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { decide } from '../../src/core/decide.js';
+import type { ClusterView } from '../../src/core/types.js';
+import {
+  PlanError,
+  buildPlan,
+  canonicalJson,
+  checkPlan,
+  parsePlan,
+  planDigest,
+  planPolicy,
+  planVerdict,
+  renderPlan,
+  restrictToPlan,
+  unlistedDecision,
+  type Plan,
+  type PlanSettings,
+} from '../../src/plan.js';
+import { HOUR, NOW, activeRun, run, target } from '../fixtures/unit/records.js';
+
+const SETTINGS: PlanSettings = { namespaces: ['ci'], excludeNamespaces: [], selector: '', labelPrefix: 'tekton-resource-gc.io', minAgeMs: HOUR };
+const SERVER = 'https://127.0.0.1:6443';
+const VIEW: ClusterView = {
+  targets: [target('done'), target('busy'), target('orphan')],
+  runs: [run('old', ['done']), activeRun('build', ['busy'])],
+  namespaces: new Map(),
+};
+const PLAN = buildPlan({ decisions: decide(VIEW, planPolicy(SETTINGS), NOW), settings: SETTINGS, server: SERVER, createdAt: NOW });
+const FILE = 'plan.json';
+
+describe('buildPlan', () => {
+  it('lists the delete decisions with their identity and reason, sorted, and no keep', () => {
+    assert.deepEqual(
+      PLAN.entries.map((entry) => `${entry.namespace}/${entry.name} ${entry.uid} ${entry.resourceVersion} ${entry.reason}`),
+      ['ci/done uid-done 1 runs-finished', 'ci/orphan uid-orphan 1 unreferenced'],
+    );
+    assert.equal(PLAN.createdAt, NOW.toISOString());
+    assert.deepEqual(PLAN.cluster, { server: SERVER });
+    assert.match(PLAN.digest, /^sha256:[0-9a-f]{64}$/);
+  });
+
+  it('has a digest that changes with any field and not with key order', () => {
+    const { digest, ...body } = PLAN;
+    assert.equal(planDigest(body), digest);
+    const reordered = Object.fromEntries(Object.entries(body).reverse()) as typeof body;
+    assert.equal(planDigest(reordered), digest);
+    assert.notEqual(planDigest({ ...body, createdAt: '2026-11-29T12:00:01.000Z' }), digest);
+    assert.notEqual(planDigest({ ...body, entries: body.entries.slice(1) }), digest);
+    assert.notEqual(planDigest({ ...body, settings: { ...body.settings, minAgeMs: 0 } }), digest);
+  });
+});
+
+describe('canonicalJson', () => {
+  it('sorts keys at every depth and leaves out undefined fields', () => {
+    assert.equal(canonicalJson({ b: [{ d: 1, c: 'x' }], a: undefined, e: null }), '{"b":[{"c":"x","d":1}],"e":null}');
+  });
+  it('is the same for any key order (property)', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (object) => {
+        const reversed = Object.fromEntries(Object.entries(object).reverse());
+        assert.equal(canonicalJson(reversed), canonicalJson(object));
+        assert.deepEqual(JSON.parse(canonicalJson(object)), JSON.parse(JSON.stringify(object)));
+      }),
+    );
+  });
+});
+
+describe('parsePlan', () => {
+  it('reads back what renderPlan wrote', () => {
+    assert.deepEqual(parsePlan(renderPlan(PLAN), FILE), PLAN);
+  });
+
+  it('refuses a plan edited after it was written: an entry added, a uid changed, a setting loosened', () => {
+    const edits: Array<[string, (plan: Plan) => Plan]> = [
+      ['an entry added', (plan) => ({ ...plan, entries: [...plan.entries, { ...plan.entries[0]!, name: 'busy', uid: 'uid-busy' }] })],
+      ['a uid changed', (plan) => ({ ...plan, entries: plan.entries.map((entry) => ({ ...entry, uid: 'other' })) })],
+      ['minAge lowered', (plan) => ({ ...plan, settings: { ...plan.settings, minAgeMs: 0 } })],
+      ['the server changed', (plan) => ({ ...plan, cluster: { server: 'https://elsewhere:6443' } })],
+    ];
+    for (const [what, edit] of edits) {
+      assert.throws(() => parsePlan(renderPlan(edit(PLAN)), FILE), (error: unknown) => {
+        assert.ok(error instanceof PlanError, what);
+        assert.equal(error.message, 'plan.json was changed after it was written (its digest does not match its content): write a new plan with a dry run and --plan-file');
+        return true;
+      });
+    }
+  });
+
+  it('refuses what is not a plan, naming the field, in one line', () => {
+    const cases: Array<[string, string]> = [
+      ['{', 'plan.json is not a plan: not JSON; write one with a dry run and --plan-file'],
+      ['[]', 'plan.json is not a plan: the file should be an object; write one with a dry run and --plan-file'],
+      [JSON.stringify({ ...PLAN, kind: 'GCReport' }), `plan.json is not a plan: apiVersion/kind should be tekton-resource-gc.io/v1/GCPlan; write one with a dry run and --plan-file`],
+      [JSON.stringify({ ...PLAN, entries: [{ ...PLAN.entries[0], reason: 'because' }] }), /entries\[0\]\.reason should be one of retained, /.source],
+      [JSON.stringify({ ...PLAN, settings: { ...PLAN.settings, minAgeMs: '1h' } }), 'plan.json is not a plan: settings.minAgeMs should be a whole number of milliseconds; write one with a dry run and --plan-file'],
+      [JSON.stringify({ ...PLAN, settings: { ...PLAN.settings, retainFor: 'a week' } }), /settings\.retainFor should be a duration/.source],
+      [JSON.stringify({ ...PLAN, createdAt: 'yesterday' }), /createdAt should be an ISO 8601 time/.source],
+    ];
+    for (const [text, message] of cases) {
+      assert.throws(() => parsePlan(text, FILE), (error: unknown) => {
+        assert.ok(error instanceof PlanError);
+        assert.ok(!error.message.includes('\n'));
+        if (message.startsWith('plan.json')) assert.equal(error.message, message);
+        else assert.match(error.message, new RegExp(message));
+        return true;
+      });
+    }
+  });
+});
+
+describe('checkPlan', () => {
+  const context = { server: SERVER, now: new Date(NOW.getTime() + HOUR), maxAgeMs: 24 * HOUR };
+  it('accepts its own cluster (spelled with or without the default port or a final slash) within its age', () => {
+    assert.doesNotThrow(() => checkPlan(PLAN, FILE, context));
+    const https443 = buildPlan({ decisions: [], settings: SETTINGS, server: 'https://api.example:443/', createdAt: NOW });
+    assert.doesNotThrow(() => checkPlan(https443, FILE, { ...context, server: 'https://API.example' }));
+  });
+  it('refuses a plan of another cluster', () => {
+    assert.throws(() => checkPlan(PLAN, FILE, { ...context, server: 'https://127.0.0.1:7443' }), {
+      message: 'plan.json was made for the cluster at https://127.0.0.1:6443, not https://127.0.0.1:7443: make a plan on this cluster',
+    });
+  });
+  it('refuses a plan older than --plan-max-age, and one from the future', () => {
+    assert.throws(() => checkPlan(PLAN, FILE, { ...context, now: new Date(NOW.getTime() + 25 * HOUR) }), {
+      message: 'plan.json is 25h old, older than --plan-max-age 24h: make a new plan, or raise --plan-max-age',
+    });
+    assert.throws(() => checkPlan(PLAN, FILE, { ...context, now: new Date(NOW.getTime() - HOUR) }), /in the future of this machine's clock/);
+  });
+  it('refuses a plan whose digest is not the one pinned with --plan-digest', () => {
+    assert.doesNotThrow(() => checkPlan(PLAN, FILE, { ...context, expectedDigest: PLAN.digest }));
+    assert.throws(() => checkPlan(PLAN, FILE, { ...context, expectedDigest: 'sha256:00' }), /has digest sha256:[0-9a-f]{64}, not the sha256:00 given with --plan-digest/);
+  });
+});
+
+describe('restrictToPlan', () => {
+  const policy = planPolicy(SETTINGS);
+
+  it('deletes only planned, unchanged targets a fresh decision still deletes; reports nothing else', () => {
+    const now: ClusterView = {
+      targets: [target('done'), target('busy'), target('orphan'), target('new-orphan')],
+      runs: [run('old', ['done']), activeRun('build', ['busy']), activeRun('late', ['orphan'])],
+      namespaces: new Map(),
+    };
+    const planned = restrictToPlan(PLAN, decide(now, policy, NOW));
+    assert.deepEqual(planned.decisions.map((decision) => `${decision.target.name} ${decision.action} ${decision.reason}`), ['done delete runs-finished', 'orphan keep referenced-by-active-run']);
+    assert.deepEqual([...planned.deletable], ['uid-done']);
+    assert.deepEqual(planned.unlisted, []);
+    assert.equal(planned.results.size, 0);
+  });
+
+  it('a planned target changed or created again since: changed, never deletable', () => {
+    const now: ClusterView = {
+      targets: [target('done', { resourceVersion: '7' }), target('orphan', { uid: 'uid-orphan-2' })],
+      runs: [run('old', ['done'])],
+      namespaces: new Map(),
+    };
+    const planned = restrictToPlan(PLAN, decide(now, policy, NOW));
+    assert.deepEqual(planned.deletable.size, 0);
+    assert.deepEqual([...planned.results], [['uid-done', 'changed'], ['uid-orphan-2', 'changed']]);
+    assert.match(planned.decisions[0]?.message ?? '', /; not deleted: it was changed \(resourceVersion 1 in the plan, 7 now\) since the plan was made$/);
+    assert.match(planned.decisions[1]?.message ?? '', /; not deleted: it was deleted and created again since the plan was made$/);
+  });
+
+  it('a planned target not listed: gone when it is not there, changed when it no longer matches the selector', () => {
+    const planned = restrictToPlan(PLAN, decide({ targets: [target('done')], runs: [run('old', ['done'])], namespaces: new Map() }, policy, NOW));
+    assert.deepEqual(planned.unlisted.map((entry) => entry.name), ['orphan']);
+    const entry = planned.unlisted[0]!;
+    assert.equal(unlistedDecision(entry, null).result, 'gone');
+    assert.equal(unlistedDecision(entry, target('orphan', { uid: 'someone-else' })).result, 'gone');
+    const relabelled = unlistedDecision(entry, target('orphan'));
+    assert.equal(relabelled.result, 'changed');
+    assert.match(relabelled.decision.message, /no longer matches the plan's selector/);
+  });
+});
+
+describe('planPolicy', () => {
+  it('is the policy the plan was decided with, retain-for included', () => {
+    assert.deepEqual(planPolicy(SETTINGS), { labelPrefix: 'tekton-resource-gc.io', minAgeMs: HOUR });
+    assert.deepEqual(planPolicy({ ...SETTINGS, retainFor: '2d' }).retainFor, { kind: 'duration', ms: 2 * 24 * HOUR, text: '2d' });
+    assert.deepEqual(planPolicy({ ...SETTINGS, retainFor: 'forever' }).retainFor, { kind: 'forever' });
+  });
+});
+
+describe('planVerdict', () => {
+  it('says why an object is or is not in the plan, and what apply will do', () => {
+    const name = { namespace: 'ci', name: 'done' };
+    assert.match(planVerdict(PLAN, target('done'), name), /^in the plan sha256:\w+ \(runs-finished, uid uid-done, resourceVersion 1\); unchanged since, so apply deletes it if a fresh decision still says delete$/);
+    assert.match(planVerdict(PLAN, target('done', { resourceVersion: '2' }), name), /it changed since \(resourceVersion 2 now\), so apply reports it changed and keeps it$/);
+    assert.match(planVerdict(PLAN, null, name), /it is gone since, so apply reports it gone$/);
+    assert.match(planVerdict(PLAN, target('busy'), { namespace: 'ci', name: 'busy' }), /^not in the plan sha256:\w+: the dry run of 2026-11-29T12:00:00.000Z did not decide to delete ci\/busy, so apply never deletes it$/);
+  });
+});
