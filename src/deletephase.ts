@@ -105,6 +105,8 @@ export interface DeletePhase {
   decisions: readonly Decision[];
   /** --qps, --concurrency, and the attempts one delete gets (--max-retries + 1). */
   limits: { qps: number; concurrency: number; maxAttempts: number };
+  /** When set, only these uids may be deleted (`apply`: the plan's unchanged entries). */
+  only?: ReadonlySet<string>;
 }
 
 export interface DeletePhaseOutcome {
@@ -134,7 +136,7 @@ interface Refusals {
  * with a backoff and is tried again like any other: on a fresh view.
  */
 export async function deleteCandidates(deps: DeletePhaseDeps, apis: ServedApis, phase: DeletePhase): Promise<DeletePhaseOutcome> {
-  const queue = new DeleteQueue(phase.decisions.filter((decision) => decision.action === 'delete'));
+  const queue = new DeleteQueue(phase.decisions.filter((decision) => decision.action === 'delete' && (phase.only?.has(decision.target.uid) ?? true)));
   const total = queue.size;
   const results = new Map<string, Result>();
   const notes = new Map<string, string>();

@@ -1,5 +1,6 @@
 import { explain, scopeVerdict, type Explanation } from './core/explain.js';
 import { RUN_KINDS, RUN_KIND_NAMES } from './core/kinds.js';
+import { formatRetentionDuration } from './core/retention.js';
 import type { ClusterView, Decision, Policy, TargetRecord } from './core/types.js';
 import type { Config, TargetName } from './config.js';
 import { decideBounded, logReadProblems, logWarnings } from './decisions.js';
@@ -9,6 +10,7 @@ import { Interrupted } from './kube/errors.js';
 import type { EventfulResult } from './kube/events.js';
 import type { Logger } from './log.js';
 import { errorMessage } from './message.js';
+import { buildPlan, restrictToPlan, unlistedDecision, type Plan, type PlanSettings } from './plan.js';
 import type { Progress } from './progress.js';
 import { buildReport } from './report/build.js';
 import type { Report, Result } from './report/model.js';
@@ -29,7 +31,16 @@ export interface SweepDeps {
 
 export type PassOutcome =
   | { kind: 'not-served' }
-  | { kind: 'done'; report: Report; exitCode: 0 | 1 | 3 };
+  /** `plan`: what a dry run asked to write down (PassPlans.write) decided for deletion. */
+  | { kind: 'done'; report: Report; exitCode: 0 | 1 | 3; plan?: Plan };
+
+/** Plans in a pass: a dry run writes one down; `apply` deletes at most what one lists. */
+export interface PassPlans {
+  /** A dry run answers its plan (PassOutcome.plan), made for this server. */
+  write?: { server: string };
+  /** The pass deletes only this plan's entries that are unchanged and still collectable. */
+  apply?: Plan;
+}
 
 /** Exit statuses of SPEC.md section 4. */
 const EXIT_OK = 0;
@@ -49,7 +60,7 @@ export const MIN_AGE_WARNING_MS = 60_000;
  * re-check the candidates against runs changed since the listing, delete what is still
  * collectable. A dry run simply never reaches the deleter.
  */
-export async function runPass(config: Config, deps: SweepDeps): Promise<PassOutcome> {
+export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans = {}): Promise<PassOutcome> {
   const startedAt = deps.now();
   const scope: Scope = { namespaces: config.namespaces, excludeNamespaces: config.excludeNamespaces, selector: config.selector };
   const policy: Policy = { labelPrefix: config.labelPrefix, minAgeMs: config.minAgeMs, retainFor: config.retainFor };
@@ -85,9 +96,24 @@ export async function runPass(config: Config, deps: SweepDeps): Promise<PassOutc
   const { view } = listed;
   for (const warning of warnings) deps.log.warn(warning);
 
-  const decisions = decideBounded(view, policy, deps.now());
+  const decidedAt = deps.now();
+  let decisions = decideBounded(view, policy, decidedAt);
   logWarnings(deps.log, decisions);
-  const candidates = decisions.filter((decision) => decision.action === 'delete');
+  // `apply`: only the plan's entries, each deleted only if unchanged and still collectable.
+  const known = new Map<string, Result>();
+  let deletable: ReadonlySet<string> | undefined;
+  if (plans.apply !== undefined) {
+    try {
+      const planned = await applyPlan(deps, apis, plans.apply, decisions);
+      ({ decisions, deletable } = planned);
+      for (const [uid, result] of planned.results) known.set(uid, result);
+    } catch (error) {
+      const message = error instanceof Interrupted ? `the pass was interrupted (SIGTERM) while reading the cluster, nothing was deleted: ${error.message}` : errorMessage(error);
+      deps.log.error({ err: message }, 'could not read the planned targets; nothing deleted');
+      return { kind: 'done', report: finish({ runs: view.runs.length, decisions: [], errors: [message] }), exitCode: EXIT_COULD_NOT_RUN };
+    }
+  }
+  const candidates = decisions.filter((decision) => decision.action === 'delete' && (deletable?.has(decision.target.uid) ?? true));
   if (config.dryRun || candidates.length === 0) {
     if (config.dryRun && candidates.length > config.maxDeletions) {
       const warning = `a live pass with these settings would delete nothing and exit 3: its ${candidates.length} candidates are more than --max-deletions ${config.maxDeletions}`;
@@ -95,16 +121,17 @@ export async function runPass(config: Config, deps: SweepDeps): Promise<PassOutc
       deps.log.warn({ candidates: candidates.length, maxDeletions: config.maxDeletions }, warning);
     }
     if (config.dryRun) await recordEvents(deps, candidates.map((decision) => ({ decision, result: 'would-delete' as const })));
-    return { kind: 'done', report: finish({ runs: view.runs.length, decisions }), exitCode: EXIT_OK };
+    const plan = config.dryRun && plans.write !== undefined ? buildPlan({ decisions, settings: planSettings(config), server: plans.write.server, createdAt: decidedAt }) : undefined;
+    return { kind: 'done', report: finish({ runs: view.runs.length, decisions, results: known }), exitCode: EXIT_OK, ...(plan !== undefined && { plan }) };
   }
   if (candidates.length > config.maxDeletions) {
     const message = `the plan deletes ${candidates.length} targets, more than --max-deletions ${config.maxDeletions}: nothing was deleted`;
     deps.log.error({ candidates: candidates.length, maxDeletions: config.maxDeletions }, message);
-    const results = new Map(candidates.map((decision): [string, Result] => [decision.target.uid, 'aborted']));
+    const results = new Map([...known, ...candidates.map((decision): [string, Result] => [decision.target.uid, 'aborted'])]);
     return { kind: 'done', report: finish({ runs: view.runs.length, decisions, results, errors: [message] }), exitCode: EXIT_PARTIAL };
   }
 
-  const allAborted = (): Map<string, Result> => new Map(candidates.map((decision): [string, Result] => [decision.target.uid, 'aborted']));
+  const allAborted = (): Map<string, Result> => new Map([...known, ...candidates.map((decision): [string, Result] => [decision.target.uid, 'aborted'])]);
   const interrupted = (): PassOutcome => ({
     kind: 'done',
     report: finish({ runs: view.runs.length, decisions, results: allAborted(), errors: [INTERRUPTED_BEFORE_EVERY_DELETE] }),
@@ -116,14 +143,13 @@ export async function runPass(config: Config, deps: SweepDeps): Promise<PassOutc
   let fresh: DatedView;
   try {
     deps.progress?.update({ stage: 're-checking', candidates: candidates.length });
-    fresh = await refreshView(deps, apis, listed, { scope, namespaces: candidateNamespaces(decisions) });
+    fresh = await refreshView(deps, apis, listed, { scope, namespaces: candidateNamespaces(candidates) });
     final = redecide(policy, fresh.view, decisions, deps.now());
   } catch (error) {
     if (error instanceof Interrupted) return interrupted();
     const message = `re-check before deleting failed, nothing was deleted: ${errorMessage(error)}`;
     deps.log.error({ err: errorMessage(error) }, 're-check failed; nothing deleted');
-    const results = new Map(candidates.map((decision): [string, Result] => [decision.target.uid, 'aborted']));
-    return { kind: 'done', report: finish({ runs: view.runs.length, decisions, results, errors: [message] }), exitCode: EXIT_COULD_NOT_RUN };
+    return { kind: 'done', report: finish({ runs: view.runs.length, decisions, results: allAborted(), errors: [message] }), exitCode: EXIT_COULD_NOT_RUN };
   }
 
   const deletion = await deleteCandidates(deps, apis, {
@@ -132,7 +158,9 @@ export async function runPass(config: Config, deps: SweepDeps): Promise<PassOutc
     view: fresh,
     decisions: final,
     limits: { qps: config.qps, concurrency: config.concurrency, maxAttempts: config.maxRetries + 1 },
+    ...(deletable !== undefined && { only: deletable }),
   });
+  for (const [uid, result] of known) if (!deletion.results.has(uid)) deletion.results.set(uid, result);
   await recordEvents(deps, eventfulResults(deletion.decisions, deletion.results));
   const errors = [
     ...(deps.signal.aborted ? [INTERRUPTED_BEFORE_EVERY_DELETE] : []),
@@ -145,6 +173,34 @@ export async function runPass(config: Config, deps: SweepDeps): Promise<PassOutc
     report: finish({ runs: view.runs.length, decisions: deletion.decisions, results: deletion.results, errors }),
     exitCode,
   };
+}
+
+/** The settings a plan records: those the decision depends on, so that `apply` decides as the dry run did. */
+function planSettings(config: Config): PlanSettings {
+  return {
+    namespaces: [...config.namespaces],
+    excludeNamespaces: [...config.excludeNamespaces],
+    selector: config.selector,
+    labelPrefix: config.labelPrefix,
+    minAgeMs: config.minAgeMs,
+    ...(config.retainFor !== undefined && { retainFor: formatRetentionDuration(config.retainFor) }),
+  };
+}
+
+/**
+ * The decisions restricted to a plan; a planned target the pass did not list is read by
+ * name to tell gone from no longer selected.
+ */
+async function applyPlan(deps: SweepDeps, apis: ServedApis, plan: Plan, decisions: readonly Decision[]): Promise<{ decisions: Decision[]; deletable: ReadonlySet<string>; results: Map<string, Result> }> {
+  const planned = restrictToPlan(plan, decisions);
+  const all = [...planned.decisions];
+  for (const entry of planned.unlisted) {
+    const { decision, result } = unlistedDecision(entry, await deps.cluster.readTarget(apis, entry.namespace, entry.name));
+    all.push(decision);
+    planned.results.set(decision.target.uid, result);
+  }
+  deps.log.info({ plan: plan.digest, planned: plan.entries.length, deletable: planned.deletable.size, changed: [...planned.results.values()].filter((result) => result === 'changed').length, gone: [...planned.results.values()].filter((result) => result === 'gone').length }, 'applying a plan');
+  return { decisions: all, deletable: planned.deletable, results: planned.results };
 }
 
 /** Settings that are allowed but worth a line in the report. */
