@@ -5,6 +5,7 @@
 import type { Collectable } from '../core/collectable.js';
 import type { Explanation, RetentionFact } from '../core/explain.js';
 import { formatDuration, formatInstant } from '../core/retention.js';
+import { escapeControls, escapeControlsInJson } from '../escape.js';
 
 export const EXPLAIN_FORMATS = ['text', 'json'] as const;
 export type ExplainFormat = (typeof EXPLAIN_FORMATS)[number];
@@ -71,7 +72,8 @@ export function renderExplanationText(explanation: Explanation): string {
     ...field('collectable', [describeCollectable(explanation.collectable, nowMs)]),
     ...decision.warnings.map((warning) => `warning: ${oneLine(warning)}`),
   ];
-  return `${lines.join('\n')}\n`;
+  // Names, annotation values and run fields are the cluster's text: safe to print (see escape.ts).
+  return `${lines.map(escapeControls).join('\n')}\n`;
 }
 
 function collectableJson(collectable: Collectable): Record<string, string> {
@@ -105,5 +107,5 @@ export function renderExplanationJson(explanation: Explanation): string {
     collectable: collectableJson(explanation.collectable),
     warnings: decision.warnings,
   };
-  return `${JSON.stringify(document, null, 2)}\n`;
+  return `${escapeControlsInJson(JSON.stringify(document, null, 2))}\n`;
 }

@@ -1,4 +1,5 @@
 import { REASONS } from '../core/types.js';
+import { escapeControlsInJson } from '../escape.js';
 import { toReportReference } from './build.js';
 import { RESULTS, type Report, type ReportItem, type ReportSummary } from './model.js';
 
@@ -21,9 +22,15 @@ const ITEMS_CLOSE = '\n  ]\n}';
  * renderJson's output in pieces of ITEMS_PER_PIECE items, byte for byte what
  * `JSON.stringify(document, null, 2)` writes: at 40,000 targets the report is 35 MB, and
  * as one string (with the copy of the document it is made from, and the buffer stdout
- * makes of it) it was the largest thing the collector ever held.
+ * makes of it) it was the largest thing the collector ever held. One difference: DEL, C1
+ * and bidirectional controls, which JSON.stringify writes as they are, are `\u` escapes
+ * (see escape.ts), so the report is safe on a terminal and parses to the same values.
  */
 export function* renderJsonChunks(report: Report): Generator<string> {
+  for (const piece of unescapedJsonChunks(report)) yield escapeControlsInJson(piece);
+}
+
+function* unescapedJsonChunks(report: Report): Generator<string> {
   const head = {
     apiVersion: report.apiVersion,
     kind: report.kind,

@@ -1,4 +1,5 @@
 import { REASONS } from '../core/types.js';
+import { escapeControls } from '../escape.js';
 import { countResults } from './build.js';
 import { RESULTS, type Report, type ReportItem, type Result } from './model.js';
 import { describeReferences, describeResults, describeResultsWithReasons, plural } from './text.js';
@@ -60,15 +61,41 @@ const RESULT_PRIORITY: readonly Result[] = ['failed', 'aborted', 'changed', 'gon
 /**
  * Makes text from the cluster (names, messages that quote annotation values) show as
  * written inside a table cell: no HTML, no emphasis, links, strike-through or math, no
- * cell break, no line break.
+ * cell break, no line break; control characters shown as escapes (see escape.ts); and
+ * nothing GitHub turns into a notification or a link (see neutraliseReferences).
  */
 export function escapeMarkdown(text: string): string {
-  return text
+  const escaped = text
     .replace(/\s*[\r\n]+\s*/g, ' ')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/[\\`*_[\]|~$]/g, '\\$&');
+  return neutraliseReferences(escapeControls(escaped));
+}
+
+/**
+ * A zero-width space, written as a character reference so that it shows in the Markdown
+ * source. Hexadecimal, so that no `#` it adds is followed by a digit.
+ */
+const ZERO_WIDTH_SPACE = '&#x200B;';
+
+/**
+ * GitHub turns `@name` into a mention (a notification, to a whole team for `@org/team`),
+ * `#42`, `GH-42` and `owner/repo#42` into links to issues, and a URL of an issue into a
+ * link and a back-reference in that issue
+ * (https://docs.github.com/en/get-started/writing-on-github/working-with-advanced-formatting/autolinked-references-and-urls).
+ * A zero-width space after `@` and `#`, inside `GH-42`, after a URL's `:` and after `www`
+ * leaves the text as it reads and stops each of them: what Renovate does in the release
+ * notes it quotes in pull requests. `&` is escaped before this, so a character reference
+ * in the cluster's text (`&#64;team`) cannot make an `@` of its own.
+ */
+function neutraliseReferences(text: string): string {
+  return text
+    .replace(/[@#]/g, `$&${ZERO_WIDTH_SPACE}`)
+    .replace(/(gh-)(?=\d)/gi, `$1${ZERO_WIDTH_SPACE}`)
+    .replace(/:(?=\/\/)/g, `:${ZERO_WIDTH_SPACE}`)
+    .replace(/(www)(?=\.)/gi, `$1${ZERO_WIDTH_SPACE}`);
 }
 
 function title(report: Report): string {

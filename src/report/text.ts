@@ -1,4 +1,5 @@
 import { REASONS, type Reason } from '../core/types.js';
+import { escapeControls } from '../escape.js';
 import { countReasons } from './build.js';
 import { RESULTS, type Report, type ReportItem, type ReportReference, type Result } from './model.js';
 
@@ -18,6 +19,13 @@ const RESULT_PHRASES: { readonly [R in Result]: string } = {
  * say enough here, and the JSON report has them all.
  */
 export const REFERENCES_SHOWN = 3;
+
+/**
+ * The longest the referencing runs of one target are described in: run names may hold 253
+ * characters, and three of them made an 880-column row. Fewer runs are shown when they do
+ * not fit, and a single one too long for it has its name cut.
+ */
+export const REFERENCES_MAX_CHARS = 120;
 
 /** About how many characters renderTextChunks hands over at a time. */
 export const CHUNK_CHARS = 64 * 1024;
@@ -94,21 +102,43 @@ export function describeReasons(reasons: Partial<Record<Reason, number>>): strin
   }).join(', ');
 }
 
-/** e.g. `PipelineRun/build-1 (succeeded), TaskRun/lint-1 (running), +2 more`; `-` for none. */
+/**
+ * e.g. `PipelineRun/build-1 (succeeded), TaskRun/lint-1 (running), +2 more`; `-` for none. At
+ * most REFERENCES_SHOWN runs in at most REFERENCES_MAX_CHARS characters, control characters
+ * in run names escaped (a run's spec names its PipelineResources in free text).
+ */
 export function describeReferences(references: readonly ReportReference[]): string {
   if (references.length === 0) return '-';
-  const shown = references.slice(0, REFERENCES_SHOWN).map((ref) => `${ref.kind}/${ref.name} (${ref.state})`);
-  const hidden = references.length - REFERENCES_SHOWN;
-  if (hidden > 0) shown.push(`+${hidden} more`);
-  return shown.join(', ');
+  const described = references.slice(0, REFERENCES_SHOWN).map((ref) => `${ref.kind}/${escapeControls(ref.name)} (${ref.state})`);
+  for (let shown = described.length; shown > 1; shown--) {
+    const cell = withMore(described.slice(0, shown), references.length - shown);
+    if (cell.length <= REFERENCES_MAX_CHARS) return cell;
+  }
+  const [first] = references;
+  const cell = withMore(described.slice(0, 1), references.length - 1);
+  if (first === undefined || cell.length <= REFERENCES_MAX_CHARS) return cell;
+  const name = escapeControls(first.name);
+  const room = REFERENCES_MAX_CHARS - (cell.length - name.length) - 1;
+  return withMore([`${first.kind}/${cutAt(name, room)}… (${first.state})`], references.length - 1);
+}
+
+function withMore(shown: readonly string[], hidden: number): string {
+  return [...shown, ...(hidden > 0 ? [`+${hidden} more`] : [])].join(', ');
+}
+
+/** The first `length` characters, one fewer rather than half of a surrogate pair. */
+function cutAt(text: string, length: number): string {
+  const code = text.charCodeAt(length - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length);
 }
 
 export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
+/** Cluster text in cells is made safe to print; action, result and reason are our own words. */
 function row(item: ReportItem): string[] {
-  return [item.namespace, item.name, item.action, item.result, item.reason, describeReferences(item.references), oneLine(item.message)];
+  return [escapeControls(item.namespace), escapeControls(item.name), item.action, item.result, item.reason, describeReferences(item.references), oneLine(item.message)];
 }
 
 /** Columns two spaces apart, the last one unpadded so no line ends in spaces. */
@@ -116,6 +146,7 @@ function line(cells: readonly string[], widths: readonly number[]): string {
   return cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ');
 }
 
+/** On one line, line breaks folded into a space, and safe to print (see escape.ts). */
 function oneLine(text: string): string {
-  return text.replace(/\s*[\r\n]+\s*/g, ' ');
+  return escapeControls(text.replace(/\s*[\r\n]+\s*/g, ' '));
 }
