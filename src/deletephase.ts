@@ -83,11 +83,12 @@ export async function refreshView(
  * only when every decision made in the pass would delete it, and then with the fresh
  * decision's message and references (what the delete stood on).
  */
-export function redecide(policy: Policy, view: ClusterView, decisions: readonly Decision[], now: Date): Decision[] {
+export function redecide(policy: Policy, view: ClusterView, decisions: readonly Decision[], now: Date, only?: ReadonlySet<string>): Decision[] {
   const again = new Map(decideBounded(view, policy, now).map((decision) => [decision.target.uid, decision]));
   return decisions.map((decision) => {
     const latest = again.get(decision.target.uid);
-    if (decision.action !== 'delete' || latest === undefined) return decision;
+    // A decision the phase may not act on (`only`) stays as it was reported.
+    if (decision.action !== 'delete' || latest === undefined || (only !== undefined && !only.has(decision.target.uid))) return decision;
     if (latest.action === 'delete') return latest;
     return { ...latest, message: `${latest.message} (seen when re-checking before deleting)` };
   });
@@ -330,7 +331,7 @@ class Freshness {
       const dated = await refreshView(this.deps, this.apis, this.dated, { scope: this.phase.scope, namespaces: candidateNamespaces(pending) });
       this.dated = dated;
       this.lastRefreshMs = dated.readMs;
-      this.decisions = redecide(this.phase.policy, dated.view, this.decisions, this.deps.now());
+      this.decisions = redecide(this.phase.policy, dated.view, this.decisions, this.deps.now(), this.phase.only);
       this.byUid = byUid(this.decisions);
     } catch (error) {
       // Stopped by SIGTERM: no delete starts after it anyway, and the pass says why.

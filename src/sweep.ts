@@ -144,7 +144,7 @@ export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans 
   try {
     deps.progress?.update({ stage: 're-checking', candidates: candidates.length });
     fresh = await refreshView(deps, apis, listed, { scope, namespaces: candidateNamespaces(candidates) });
-    final = redecide(policy, fresh.view, decisions, deps.now());
+    final = redecide(policy, fresh.view, decisions, deps.now(), deletable);
   } catch (error) {
     if (error instanceof Interrupted) return interrupted();
     const message = `re-check before deleting failed, nothing was deleted: ${errorMessage(error)}`;

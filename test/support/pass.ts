@@ -14,7 +14,7 @@ import { KubeCluster } from '../../src/kube/cluster.js';
 import { loadConnection, type Connection } from '../../src/kube/connect.js';
 import { KubeHttp, httpOptions, type TrafficStats } from '../../src/kube/http.js';
 import { abortableSleep } from '../../src/sleep.js';
-import { runPass, type PassOutcome, type SweepDeps } from '../../src/sweep.js';
+import { runPass, type PassOutcome, type PassPlans, type SweepDeps } from '../../src/sweep.js';
 
 export interface LogLine {
   level: 'debug' | 'info' | 'warn' | 'error';
@@ -31,10 +31,14 @@ export interface PassHooks {
   beforeDelete?: (target: TargetRecord, sent: number) => Promise<void>;
   /** Aborted like SIGTERM aborts the CLI's pass. */
   signal?: AbortSignal;
+  /** A dry run that writes a plan, or a pass that applies one. */
+  plans?: PassPlans;
 }
 
 export interface InProcessPass {
   outcome: PassOutcome & { kind: 'done' };
+  /** The server the pass talked to, as a plan names it. */
+  server: string;
   logs: LogLine[];
   stats: TrafficStats;
   elapsedMs: number;
@@ -104,9 +108,9 @@ export async function passInProcess(kubeConfig: KubeConfig, args: readonly strin
       log,
       signal: hooks.signal ?? new AbortController().signal,
       sleep: abortableSleep,
-    });
+    }, hooks.plans);
     assert.equal(outcome.kind, 'done');
-    return { outcome, logs: lines, stats: { ...http.stats }, elapsedMs: Date.now() - started };
+    return { outcome, server: http.server, logs: lines, stats: { ...http.stats }, elapsedMs: Date.now() - started };
   } finally {
     http.close();
   }
