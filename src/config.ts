@@ -57,6 +57,8 @@ export interface Config {
   timeZone?: string;
   /** Push metrics to this Prometheus Pushgateway at the end of each pass. */
   pushgatewayUrl?: string;
+  /** Where each setting that was given came from, `--min-age` or `TRGC_MIN_AGE`; absent when every setting has its default. */
+  origins?: { readonly [F in FlagName]?: string };
 }
 
 /** A target named on the command line: `explain NAMESPACE/NAME`. */
@@ -234,7 +236,14 @@ function toConfig(settings: Settings): Config {
     events: settings.one('events', parseBoolean('events'), DEFAULTS.events),
   };
   addOptionalSettings(config, settings);
+  const origins = settings.origins();
+  if (Object.keys(origins).length > 0) config.origins = origins;
   return config;
+}
+
+/** Where a setting came from, as `explain` names it: its flag (`--min-age`), its variable (`TRGC_MIN_AGE`) or `default`. */
+export function settingOrigin(config: Pick<Config, 'origins'>, flag: FlagName): string {
+  return config.origins?.[flag] ?? 'default';
 }
 
 /** Settings without a default are left out of the Config, not set to undefined. */
@@ -283,6 +292,11 @@ class Settings {
   /** `--flag` or `TRGC_FLAG`, whichever gave it. */
   origin(flag: FlagName): string {
     return this.sources.get(flag)?.origin ?? `--${flag}`;
+  }
+
+  /** The origin of each setting given; a setting not given has its default. */
+  origins(): { [F in FlagName]?: string } {
+    return Object.fromEntries([...this.sources].map(([flag, source]) => [flag, source.origin]));
   }
 
   /** Comma-separated values of every occurrence, each parsed, duplicates dropped. */

@@ -2,7 +2,7 @@ import { explain, scopeVerdict, type Explanation } from './core/explain.js';
 import { RUN_KINDS, RUN_KIND_NAMES } from './core/kinds.js';
 import { formatRetentionDuration } from './core/retention.js';
 import type { ClusterView, Decision, Policy, TargetRecord } from './core/types.js';
-import type { Config, TargetName } from './config.js';
+import { settingOrigin, type Config, type TargetName } from './config.js';
 import { decideBounded, logReadProblems, logWarnings } from './decisions.js';
 import { candidateNamespaces, deleteCandidates, redecide, refreshView, type DatedView } from './deletephase.js';
 import type { KubeCluster, Scope, ServedApis } from './kube/cluster.js';
@@ -288,6 +288,7 @@ export async function explainTarget(config: Config, name: TargetName, deps: Pick
   const selectorMatches = await deps.cluster.targetMatches(apis, target, config.selector);
   const policy: Policy = { labelPrefix: config.labelPrefix, minAgeMs: config.minAgeMs, retainFor: config.retainFor };
   const scope = scopeVerdict(config, name.namespace, selectorMatches);
-  const explanation = explain({ target, runs, namespace: namespaces.get(name.namespace), scope }, policy, deps.now());
+  const origins = { 'min-age': settingOrigin(config, 'min-age'), 'retain-for': settingOrigin(config, 'retain-for') };
+  const explanation = explain({ target, runs, namespace: namespaces.get(name.namespace), scope, origins }, policy, deps.now());
   return { kind: 'done', explanation };
 }

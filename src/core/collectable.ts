@@ -1,7 +1,8 @@
 /**
  * When a target would become collectable if nothing changed: no run starts or finishes,
- * no label is added or removed, and only the clock moves. Pure: the facts and `now` are
- * passed in.
+ * no label is added or removed, and only the clock moves. Pure, and it derives nothing:
+ * it reads the ends decide() computed for the rules that time lifts, and classifies the
+ * reason decide() gave.
  *
  * Choices (for the README):
  * - A target kept by a rule that time alone does not lift (retained, its namespace
@@ -12,10 +13,8 @@
  *   its referencing runs, or from its creation when none is known, as rule 8 counts it).
  *   `retain-for: forever` makes it `never`.
  */
-import type { Reason, RetentionDuration } from './types.js';
-
-/** The time-based rules, each a bound the target must be past. */
-export type TimeBound = 'min-age' | 'retain-until' | 'retain-for';
+import type { DecisionFacts, RuleEnd, TimeBound } from './decide.js';
+import type { Reason } from './types.js';
 
 export type Collectable =
   /** The decision is already to delete it. */
@@ -25,49 +24,52 @@ export type Collectable =
   /** `until` says what would have to change first. */
   | { when: 'never'; until: string };
 
-export interface CollectableFacts {
-  /** The reason the decision gave now. */
-  reason: Reason;
-  /** metadata.creationTimestamp in epoch ms; undefined when it cannot be read. */
-  createdMs: number | undefined;
-  minAgeMs: number;
-  /** `retain-until` in epoch ms, when set and valid. */
-  retainUntilMs?: number;
-  /** The target's own retain-for, else the global one. */
-  retainFor?: RetentionDuration;
-  /** The newest completionTime among its referencing runs, in epoch ms. */
-  lastFinishMs?: number;
-}
+/** What lifts a reason: nothing (it is a delete), the clock, or a change someone makes. */
+type Lifted = { by: 'nothing' } | { by: 'time' } | { by: 'change'; until: string };
 
-/** What has to change for a target that time alone will not make collectable. */
-const NEVER_UNTIL: { readonly [R in Reason]?: string } = {
-  retained: 'its retain label and annotation are both removed or set to "false"',
-  'namespace-retained': 'the retain label of its namespace is removed or set to "false"',
-  'retention-invalid': 'its retention value is fixed or removed',
-  'unreadable-run': 'the run with references of an unexpected shape is fixed or deleted',
-  'referenced-by-active-run': 'every run that references it has finished',
+/**
+ * Every reason, classified: a new reason does not compile until it is placed here, so it
+ * cannot be taken for a time-based keep by default.
+ */
+const LIFTED: { readonly [R in Reason]: Lifted } = {
+  retained: { by: 'change', until: 'its retain label and annotation are both removed or set to "false"' },
+  'namespace-retained': { by: 'change', until: 'the retain label of its namespace is removed or set to "false"' },
+  'retention-invalid': { by: 'change', until: 'its retention value is fixed or removed' },
+  'unreadable-run': { by: 'change', until: 'the run with references of an unexpected shape is fixed or deleted' },
+  'referenced-by-active-run': { by: 'change', until: 'every run that references it has finished' },
+  'too-young': { by: 'time' },
+  'retain-until': { by: 'time' },
+  'retain-for': { by: 'time' },
+  'runs-finished': { by: 'nothing' },
+  unreferenced: { by: 'nothing' },
 };
 
-export function collectableAt(facts: CollectableFacts): Collectable {
-  if (facts.reason === 'runs-finished' || facts.reason === 'unreferenced') return { when: 'now' };
-  const until = NEVER_UNTIL[facts.reason];
-  if (until !== undefined) return { when: 'never', until };
-  if (facts.createdMs === undefined) return { when: 'never', until: 'its creation time can be read' };
-  if (facts.retainFor?.kind === 'forever') return { when: 'never', until: 'its retain-for "forever" is changed' };
-  return latestBound(timeBounds(facts, facts.createdMs));
+/** Rule order of the time bounds: on a tie, the later rule is named (the decision would name it last). */
+const TIME_BOUNDS: readonly TimeBound[] = ['min-age', 'retain-until', 'retain-for'];
+
+export function collectableAt(reason: Reason, ends: DecisionFacts['ends']): Collectable {
+  const lifted = LIFTED[reason];
+  switch (lifted.by) {
+    case 'nothing':
+      return { when: 'now' };
+    case 'change':
+      return { when: 'never', until: lifted.until };
+    case 'time':
+      return latestEnd(ends);
+  }
 }
 
-/** Every bound that applies, in rule order. */
-export function timeBounds(facts: CollectableFacts, createdMs: number): { bound: TimeBound; atMs: number }[] {
-  const bounds: { bound: TimeBound; atMs: number }[] = [{ bound: 'min-age', atMs: createdMs + facts.minAgeMs }];
-  if (facts.retainUntilMs !== undefined) bounds.push({ bound: 'retain-until', atMs: facts.retainUntilMs });
-  if (facts.retainFor?.kind === 'duration') bounds.push({ bound: 'retain-for', atMs: (facts.lastFinishMs ?? createdMs) + facts.retainFor.ms });
-  return bounds;
-}
-
-/** The latest bound; on a tie, the later rule (it is the one the decision would name last). */
-function latestBound(bounds: readonly { bound: TimeBound; atMs: number }[]): Collectable {
-  let latest = bounds[0] ?? { bound: 'min-age' as const, atMs: 0 };
-  for (const candidate of bounds) if (candidate.atMs >= latest.atMs) latest = candidate;
-  return { when: 'at', atMs: latest.atMs, bound: latest.bound };
+function latestEnd(ends: DecisionFacts['ends']): Collectable {
+  const applying = TIME_BOUNDS.flatMap((bound) => {
+    const end: RuleEnd | undefined = ends[bound];
+    return end === undefined ? [] : [{ bound, end }];
+  });
+  // Only an unreadable creation time makes an end unknown; it keeps the target whatever else ends.
+  if (applying.some(({ end }) => end === 'unknown')) return { when: 'never', until: 'its creation time can be read' };
+  if (applying.some(({ end }) => end === 'never')) return { when: 'never', until: 'its retain-for "forever" is changed' };
+  let latest: Collectable & { when: 'at' } = { when: 'at', atMs: Number.NEGATIVE_INFINITY, bound: 'min-age' };
+  for (const { bound, end } of applying) {
+    if (typeof end === 'number' && end >= latest.atMs) latest = { when: 'at', atMs: end, bound };
+  }
+  return latest;
 }

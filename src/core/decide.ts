@@ -10,24 +10,63 @@ import {
   parseTimestampMs,
   readNamespaceRetain,
   readTargetRetention,
+  retainValues,
   retentionKeys,
   type RetentionValue,
-  type TargetRetention,
 } from './retention.js';
 import { isActive } from './runs.js';
-import type { Action, ClusterView, Decision, Policy, Reason, ReferenceView, RunRecord, TargetRecord } from './types.js';
+import type { Action, ClusterView, Decision, Policy, Reason, ReferenceView, RetentionDuration, RunRecord, TargetRecord } from './types.js';
 
-/** Everything the rules look at for one target, gathered once. */
-interface TargetFacts {
-  target: TargetRecord;
-  policy: Policy;
-  nowMs: number;
+/** The rules that time alone lifts (6-8), each named by the setting it reads. */
+export type TimeBound = 'min-age' | 'retain-until' | 'retain-for';
+
+/**
+ * When a rule that time lifts stops keeping the target: an instant (epoch ms), `never`
+ * (`retain-for: forever`), or `unknown` (counted from a creation time that cannot be read).
+ */
+export type RuleEnd = number | 'never' | 'unknown';
+
+/** Rule 8's duration and where it is set: the target's own label or annotation, else the policy (`--retain-for`). */
+export type EffectiveRetainFor = { duration: RetentionDuration; setBy: 'target'; own: RetentionValue<RetentionDuration> } | { duration: RetentionDuration; setBy: 'policy' };
+
+/**
+ * The facts a decision stands on, gathered once and read by the rules: `explain` renders
+ * them and `collectableAt` reads them, so neither can reach a different answer.
+ */
+export interface DecisionFacts {
   /** metadata.creationTimestamp in epoch ms; undefined when it cannot be read. */
   createdMs: number | undefined;
-  retention: TargetRetention;
+  /** The newest completionTime among the referencing runs, in epoch ms. */
+  lastFinishMs: number | undefined;
+  /** Rule 1: `retain` as the label and the annotation write it, the label first; either one that retains is enough. */
+  retain: readonly RetentionValue<boolean>[];
+  /** Rule 2: the namespace's `retain` label, when the namespace was read and has one. */
   namespaceRetain: RetentionValue<boolean> | undefined;
+  /** Rule 3: one message per retention value that cannot be parsed. */
+  invalid: readonly string[];
+  /** Rule 6: the policy's minimum age. */
+  minAgeMs: number;
+  /** Rule 7: the target's `retain-until`, when set and valid. */
+  retainUntil: RetentionValue<number> | undefined;
+  /** Rule 8: the target's own `retain-for`, else the policy's; undefined when neither is set. */
+  retainFor: EffectiveRetainFor | undefined;
+  /** When each rule that time lifts stops keeping the target; a rule that does not apply is absent. Rules 6-8 compare now with these. */
+  ends: { readonly 'min-age': RuleEnd; readonly 'retain-until'?: number; readonly 'retain-for'?: RuleEnd };
+}
+
+/** A decision with the facts it stands on; the report takes only the decision. */
+export interface DecisionWithFacts {
+  decision: Decision;
+  facts: DecisionFacts;
+}
+
+/** Everything the rules look at for one target, gathered once. */
+interface TargetFacts extends DecisionFacts {
+  target: TargetRecord;
+  nowMs: number;
   references: readonly ReferenceView[];
   unreadableRuns: readonly RunRecord[];
+  warnings: readonly string[];
 }
 
 interface Verdict {
@@ -38,11 +77,16 @@ interface Verdict {
 type Rule = (facts: TargetFacts) => Verdict | null;
 
 export function decide(view: ClusterView, policy: Policy, now: Date): Decision[] {
+  return decideWithFacts(view, policy, now).map(({ decision }) => decision);
+}
+
+/** decide(), each decision with the facts it stands on (for `explain`). */
+export function decideWithFacts(view: ClusterView, policy: Policy, now: Date): DecisionWithFacts[] {
   const graph = buildGraph(view.runs);
   const nowMs = now.getTime();
   return view.targets
     .map((target) => decideTarget(gatherFacts(target, { view, graph, policy, nowMs })))
-    .sort((a, b) => compareText(a.target.namespace, b.target.namespace) || compareText(a.target.name, b.target.name));
+    .sort((a, b) => compareText(a.decision.target.namespace, b.decision.target.namespace) || compareText(a.decision.target.name, b.decision.target.name));
 }
 
 interface Pass {
@@ -53,32 +97,64 @@ interface Pass {
 }
 
 function gatherFacts(target: TargetRecord, pass: Pass): TargetFacts {
+  const { policy } = pass;
+  const keys = retentionKeys(policy.labelPrefix);
   const namespace = pass.view.namespaces.get(target.namespace);
   const namespaceWarnings: string[] = [];
-  const namespaceRetain = namespace && readNamespaceRetain(namespace, retentionKeys(pass.policy.labelPrefix).retain, namespaceWarnings);
-  const retention = readTargetRetention(target, pass.policy.labelPrefix);
+  const namespaceRetain = namespace && readNamespaceRetain(namespace, keys.retain, namespaceWarnings);
+  const retention = readTargetRetention(target, policy.labelPrefix);
+  const references = pass.graph.referencingRuns(target);
+  const createdMs = parseTimestampMs(target.createdAt);
+  const lastFinishMs = newestFinish(references);
+  const retainFor: EffectiveRetainFor | undefined =
+    retention.retainFor !== undefined
+      ? { duration: retention.retainFor.value, setBy: 'target', own: retention.retainFor }
+      : policy.retainFor && { duration: policy.retainFor, setBy: 'policy' };
   return {
     target,
-    policy: pass.policy,
     nowMs: pass.nowMs,
-    createdMs: parseTimestampMs(target.createdAt),
-    retention: { ...retention, warnings: [...retention.warnings, ...namespaceWarnings.map((w) => `namespace ${target.namespace}: ${w}`)] },
+    createdMs,
+    lastFinishMs,
+    retain: retainValues(target, keys.retain),
     namespaceRetain,
-    references: pass.graph.referencingRuns(target),
+    invalid: retention.invalid,
+    minAgeMs: policy.minAgeMs,
+    retainUntil: retention.retainUntil,
+    retainFor,
+    ends: {
+      'min-age': createdMs === undefined ? 'unknown' : createdMs + policy.minAgeMs,
+      ...(retention.retainUntil !== undefined && { 'retain-until': retention.retainUntil.value }),
+      ...(retainFor !== undefined && { 'retain-for': retainForEnd(retainFor.duration, lastFinishMs ?? createdMs) }),
+    },
+    references,
     unreadableRuns: pass.graph.unreadableRuns(target.namespace),
+    warnings: [...retention.warnings, ...namespaceWarnings.map((w) => `namespace ${target.namespace}: ${w}`)],
   };
 }
 
-function decideTarget(facts: TargetFacts): Decision {
+/** Rule 8 counts from the newest completion of a referencing run, else from the creation. */
+function retainForEnd(duration: RetentionDuration, sinceMs: number | undefined): RuleEnd {
+  if (duration.kind === 'forever') return 'never';
+  return sinceMs === undefined ? 'unknown' : sinceMs + duration.ms;
+}
+
+function decideTarget(facts: TargetFacts): DecisionWithFacts {
   const verdict = firstVerdict(facts);
-  return {
+  const decision: Decision = {
     target: facts.target,
     action: actionFor(verdict.reason),
     reason: verdict.reason,
     message: verdict.message,
     references: facts.references,
-    warnings: facts.retention.warnings,
+    warnings: facts.warnings,
   };
+  return { decision, facts };
+}
+
+/** Whether a rule that time lifts still keeps the target at `nowMs`: until its end, exclusive; a rule that does not apply keeps nothing. */
+function stillKeeps(end: RuleEnd | undefined, nowMs: number): boolean {
+  if (end === undefined) return false;
+  return typeof end === 'number' ? nowMs < end : true;
 }
 
 export function actionFor(reason: Reason): Action {
@@ -120,9 +196,9 @@ function firstVerdict(facts: TargetFacts): Verdict {
 }
 
 /** 1: the label or the annotation `<prefix>/retain` on the target is anything but `false`; either one is enough. */
-function retained({ retention }: TargetFacts): Verdict | null {
-  const retain = retention.retain;
-  if (retain?.value !== true) return null;
+function retained({ retain: values }: TargetFacts): Verdict | null {
+  const retain = values.find((value) => value.value);
+  if (retain === undefined) return null;
   return { reason: 'retained', message: `retained by ${retain.source} ${retain.key}="${retain.text}"` };
 }
 
@@ -133,9 +209,9 @@ function namespaceRetained({ namespaceRetain, target }: TargetFacts): Verdict | 
 }
 
 /** 3: a retention value that cannot be parsed: keep rather than guess what was meant. */
-function retentionInvalid({ retention }: TargetFacts): Verdict | null {
-  if (retention.invalid.length === 0) return null;
-  return { reason: 'retention-invalid', message: retention.invalid.join('; ') };
+function retentionInvalid({ invalid }: TargetFacts): Verdict | null {
+  if (invalid.length === 0) return null;
+  return { reason: 'retention-invalid', message: invalid.join('; ') };
 }
 
 /** 4: a run in the namespace names something unknown: it may be this target. */
@@ -161,21 +237,20 @@ function referencedByActiveRun({ references }: TargetFacts): Verdict | null {
 }
 
 /** 6: younger than minAge (exactly minAge is old enough); an unreadable or future creation time is young. */
-function tooYoung({ createdMs, nowMs, policy, target }: TargetFacts): Verdict | null {
-  const minAge = formatDuration(policy.minAgeMs);
+function tooYoung({ createdMs, nowMs, minAgeMs, ends, target }: TargetFacts): Verdict | null {
+  if (!stillKeeps(ends['min-age'], nowMs)) return null;
+  const minAge = formatDuration(minAgeMs);
   if (createdMs === undefined) {
     return { reason: 'too-young', message: `creation time "${target.createdAt}" cannot be read; min age ${minAge}` };
   }
   const age = nowMs - createdMs;
-  if (age >= policy.minAgeMs) return null;
   const when = age < 0 ? `${formatDuration(age)} from now by this clock` : `${formatDuration(age)} ago`;
   return { reason: 'too-young', message: `created ${when}; min age ${minAge}` };
 }
 
 /** 7: `<prefix>/retain-until` still in the future (equal to now is not). */
-function retainUntil({ retention, nowMs }: TargetFacts): Verdict | null {
-  const until = retention.retainUntil;
-  if (until === undefined || until.value <= nowMs) return null;
+function retainUntil({ retainUntil: until, ends, nowMs }: TargetFacts): Verdict | null {
+  if (until === undefined || !stillKeeps(ends['retain-until'], nowMs)) return null;
   return { reason: 'retain-until', message: `retained until ${formatInstant(until.value)} by ${until.source} ${until.key}` };
 }
 
@@ -183,29 +258,25 @@ function retainUntil({ retention, nowMs }: TargetFacts): Verdict | null {
  * 8: retain-for (the target's own, else the global one) has not elapsed since the newest
  * completion among its referencing runs, or since its creation when none is known.
  */
-function retainFor(facts: TargetFacts): Verdict | null {
-  const own = facts.retention.retainFor;
-  const duration = own?.value ?? facts.policy.retainFor;
-  if (duration === undefined) return null;
-  const setBy = own === undefined ? 'the global retain-for' : `${own.source} ${own.key}`;
-  if (duration.kind === 'forever') return { reason: 'retain-for', message: `retained forever by ${setBy}` };
-  const lastFinish = newestFinish(facts.references);
-  // Rule 6 has kept every target whose creation time cannot be read.
-  const since = lastFinish ?? facts.createdMs ?? facts.nowMs;
-  const until = since + duration.ms;
-  if (until <= facts.nowMs) return null;
-  const from = lastFinish === undefined ? `its creation at ${formatInstant(since)}` : `the last run finishing at ${formatInstant(since)}`;
-  return {
-    reason: 'retain-for',
-    message: `retain-for ${formatRetentionDuration(duration)} (${setBy}) lasts until ${formatInstant(until)}, counted from ${from}`,
-  };
+function retainFor({ retainFor: setting, ends, nowMs, lastFinishMs, createdMs }: TargetFacts): Verdict | null {
+  const end = ends['retain-for'];
+  if (setting === undefined || end === undefined || !stillKeeps(end, nowMs)) return null;
+  const setBy = setting.setBy === 'target' ? `${setting.own.source} ${setting.own.key}` : 'the global retain-for';
+  if (end === 'never') return { reason: 'retain-for', message: `retained forever by ${setBy}` };
+  const duration = formatRetentionDuration(setting.duration);
+  const since = lastFinishMs ?? createdMs;
+  // Rule 6 keeps every target whose creation time cannot be read, before this rule is asked.
+  if (end === 'unknown' || since === undefined) {
+    return { reason: 'retain-for', message: `retain-for ${duration} (${setBy}) counts from its creation, whose time cannot be read` };
+  }
+  const from = lastFinishMs === undefined ? `its creation at ${formatInstant(since)}` : `the last run finishing at ${formatInstant(since)}`;
+  return { reason: 'retain-for', message: `retain-for ${duration} (${setBy}) lasts until ${formatInstant(end)}, counted from ${from}` };
 }
 
 /** 9: referenced only by finished runs (rule 5 has kept every target an active run names). */
-function runsFinished({ references }: TargetFacts): Verdict | null {
+function runsFinished({ references, lastFinishMs: lastFinish }: TargetFacts): Verdict | null {
   const [first] = references;
   if (first === undefined) return null;
-  const lastFinish = newestFinish(references);
   const last = lastFinish === undefined ? '' : formatInstant(lastFinish);
   if (references.length === 1) {
     const at = last === '' ? '' : ` at ${last}`;

@@ -4,20 +4,28 @@
  * adapter reads the target, the runs of its namespace and the namespace, and passes them in.
  */
 import { collectableAt, type Collectable } from './collectable.js';
-import { decide } from './decide.js';
-import { formatDuration, formatRetentionDuration, parseTimestampMs, readNamespaceRetain, readTargetRetention, retainValues, retentionKeys } from './retention.js';
-import { REASONS, type Decision, type NamespaceRecord, type Policy, type RetentionDuration, type RunRecord, type TargetRecord } from './types.js';
+import { decideWithFacts, type DecisionFacts, type RuleEnd } from './decide.js';
+import { formatDuration, formatRetentionDuration } from './retention.js';
+import { REASONS, type Decision, type NamespaceRecord, type Policy, type RunRecord, type TargetRecord } from './types.js';
 
 /** One setting that keeps targets for a while, as it applies to this one. */
 export interface RetentionFact {
   /** `retain`, `retain-until`, `retain-for`, `namespace retain` or `min-age`. */
   setting: 'retain' | 'namespace retain' | 'retain-until' | 'retain-for' | 'min-age';
-  /** Where it is set: `label tekton-resource-gc.io/retain-for`, `--min-age`, `--retain-for`. */
+  /**
+   * Where it is set: `label tekton-resource-gc.io/retain-for`, `label … on namespace ci`; for
+   * the collector's own settings their flag (`--min-age`), variable (`TRGC_MIN_AGE`) or `default`.
+   */
   source: string;
+  /** For the collector's own settings only: the flag that names the setting, e.g. `--min-age`, whatever set it. */
+  flag?: string;
   /** The value as written, e.g. `7d`, `2026-12-31`, `true`. */
   value: string;
-  /** When it stops keeping the target (epoch ms); `never` while it is set; undefined when it does not keep it at all. */
-  expiresMs?: number | 'never';
+  /**
+   * When it stops keeping the target (epoch ms); `never` while it is set; `unknown` when it
+   * counts from a creation time that cannot be read; undefined when it does not keep it at all.
+   */
+  expiresMs?: RuleEnd;
 }
 
 /** Whether a pass with these settings looks at the target at all. */
@@ -36,6 +44,12 @@ export interface Explanation {
   collectable: Collectable;
 }
 
+/** Where the collector's settings that keep targets came from: the flag (`--min-age`), its variable (`TRGC_MIN_AGE`) or `default`. */
+export interface SettingOrigins {
+  'min-age': string;
+  'retain-for': string;
+}
+
 export interface ExplainInput {
   target: TargetRecord;
   /** The runs of the target's namespace. */
@@ -43,69 +57,56 @@ export interface ExplainInput {
   /** The target's namespace, when it could be read. */
   namespace: NamespaceRecord | undefined;
   scope: ScopeVerdict;
+  origins: SettingOrigins;
 }
 
+/** The decision a pass would make for the target, and the facts decide() gathered for it, as a person reads them. */
 export function explain(input: ExplainInput, policy: Policy, now: Date): Explanation {
   const { target } = input;
   const namespaces = new Map(input.namespace === undefined ? [] : [[input.namespace.name, input.namespace]]);
-  const [decision] = decide({ targets: [target], runs: input.runs, namespaces }, policy, now);
-  if (decision === undefined) throw new Error('decide() returned no decision for the one target it was given');
-  const retention = readTargetRetention(target, policy.labelPrefix);
-  const createdMs = parseTimestampMs(target.createdAt);
-  const lastFinishMs = newestFinish(decision);
-  const retainFor = retention.retainFor?.value ?? policy.retainFor;
-  const collectable = collectableAt({
-    reason: decision.reason,
-    createdMs,
-    minAgeMs: policy.minAgeMs,
-    ...(retention.retainUntil !== undefined && { retainUntilMs: retention.retainUntil.value }),
-    ...(retainFor !== undefined && { retainFor }),
-    ...(lastFinishMs !== undefined && { lastFinishMs }),
-  });
-  const facts: RetentionFact[] = [];
-  const keys = retentionKeys(policy.labelPrefix);
-  // Rule 1 reads the label and the annotation alike, and either one retains: both are shown.
-  for (const { source, key, text, value } of retainValues(target, keys.retain)) {
-    facts.push({ setting: 'retain', source: `${source} ${key}`, value: text, ...(value && { expiresMs: 'never' as const }) });
-  }
-  const namespaceRetain = input.namespace && readNamespaceRetain(input.namespace, keys.retain, []);
-  if (namespaceRetain !== undefined) {
-    const { key, text, value } = namespaceRetain;
-    facts.push({ setting: 'namespace retain', source: `label ${key} on namespace ${target.namespace}`, value: text, ...(value && { expiresMs: 'never' as const }) });
-  }
-  if (retention.retainUntil !== undefined) {
-    const { source, key, text, value } = retention.retainUntil;
-    facts.push({ setting: 'retain-until', source: `${source} ${key}`, value: text, expiresMs: value });
-  }
-  if (retainFor !== undefined) {
-    const own = retention.retainFor;
-    const source = own === undefined ? '--retain-for' : `${own.source} ${own.key}`;
-    facts.push({ setting: 'retain-for', source, value: own?.text ?? formatRetentionDuration(retainFor), expiresMs: retainForEnd(retainFor, lastFinishMs ?? createdMs) });
-  }
-  facts.push({ setting: 'min-age', source: '--min-age', value: formatDuration(policy.minAgeMs), ...(createdMs === undefined ? {} : { expiresMs: createdMs + policy.minAgeMs }) });
+  const [decided] = decideWithFacts({ targets: [target], runs: input.runs, namespaces }, policy, now);
+  if (decided === undefined) throw new Error('decide() returned no decision for the one target it was given');
+  const { decision, facts } = decided;
   return {
     nowMs: now.getTime(),
     target,
     scope: input.scope,
     decision,
     rule: REASONS.indexOf(decision.reason) + 1,
-    retention: facts,
-    invalid: retention.invalid,
-    collectable,
+    retention: retentionFacts(facts, target.namespace, input.origins),
+    invalid: facts.invalid,
+    collectable: collectableAt(decision.reason, facts.ends),
   };
 }
 
-function retainForEnd(duration: RetentionDuration, sinceMs: number | undefined): number | 'never' | undefined {
-  if (duration.kind === 'forever') return 'never';
-  return sinceMs === undefined ? undefined : sinceMs + duration.ms;
-}
-
-function newestFinish(decision: Decision): number | undefined {
-  const finishes = decision.references.flatMap((ref) => {
-    const ms = ref.finishedAt === undefined ? undefined : parseTimestampMs(ref.finishedAt);
-    return ms === undefined ? [] : [ms];
-  });
-  return finishes.length === 0 ? undefined : Math.max(...finishes);
+/** Each setting that applies, in rule order, with the end decide() computed for it. */
+function retentionFacts(facts: DecisionFacts, namespace: string, origins: SettingOrigins): RetentionFact[] {
+  const { ends } = facts;
+  const shown: RetentionFact[] = [];
+  // Rule 1 reads the label and the annotation alike, and either one retains: both are shown.
+  for (const { source, key, text, value } of facts.retain) {
+    shown.push({ setting: 'retain', source: `${source} ${key}`, value: text, ...(value && { expiresMs: 'never' as const }) });
+  }
+  if (facts.namespaceRetain !== undefined) {
+    const { key, text, value } = facts.namespaceRetain;
+    shown.push({ setting: 'namespace retain', source: `label ${key} on namespace ${namespace}`, value: text, ...(value && { expiresMs: 'never' as const }) });
+  }
+  const until = ends['retain-until'];
+  if (facts.retainUntil !== undefined && until !== undefined) {
+    const { source, key, text } = facts.retainUntil;
+    shown.push({ setting: 'retain-until', source: `${source} ${key}`, value: text, expiresMs: until });
+  }
+  const retainForEnd = ends['retain-for'];
+  if (facts.retainFor !== undefined && retainForEnd !== undefined) {
+    const setting = facts.retainFor;
+    const where =
+      setting.setBy === 'target'
+        ? { source: `${setting.own.source} ${setting.own.key}`, value: setting.own.text }
+        : { source: origins['retain-for'], flag: '--retain-for', value: formatRetentionDuration(setting.duration) };
+    shown.push({ setting: 'retain-for', ...where, expiresMs: retainForEnd });
+  }
+  shown.push({ setting: 'min-age', source: origins['min-age'], flag: '--min-age', value: formatDuration(facts.minAgeMs), expiresMs: ends['min-age'] });
+  return shown;
 }
 
 /** Whether a pass over `scope` looks at a target in `namespace`; `selectorMatches` comes from the API server. */

@@ -35,10 +35,17 @@ export function describeCollectable(collectable: Collectable, nowMs: number): st
   }
 }
 
+/** `label …/retain-for "7d"`; a setting of the collector with where it came from: `--min-age 1h (default)`, `--retain-for 7d (TRGC_RETAIN_FOR)`. */
+function factHead(fact: RetentionFact): string {
+  if (fact.flag === undefined) return `${fact.source} ${JSON.stringify(fact.value)}`;
+  return `${fact.flag} ${fact.value} (${fact.source === fact.flag ? 'command line' : fact.source})`;
+}
+
 function describeFact(fact: RetentionFact, nowMs: number): string {
-  const head = `${fact.source} ${JSON.stringify(fact.value)}`;
+  const head = factHead(fact);
   if (fact.expiresMs === undefined) return `${head}: does not keep it`;
   if (fact.expiresMs === 'never') return `${head}: keeps it while set`;
+  if (fact.expiresMs === 'unknown') return `${head}: keeps it; when it ends cannot be known while the creation time cannot be read`;
   return `${head}: ${fact.expiresMs > nowMs ? 'keeps it until' : 'ended'} ${when(fact.expiresMs, nowMs)}`;
 }
 
@@ -101,7 +108,7 @@ export function renderExplanationJson(explanation: Explanation): string {
       setting: fact.setting,
       source: fact.source,
       value: fact.value,
-      expiresAt: fact.expiresMs === undefined ? null : fact.expiresMs === 'never' ? 'never' : formatInstant(fact.expiresMs),
+      expiresAt: fact.expiresMs === undefined ? null : typeof fact.expiresMs === 'number' ? formatInstant(fact.expiresMs) : fact.expiresMs,
     })),
     invalid: explanation.invalid,
     collectable: collectableJson(explanation.collectable),

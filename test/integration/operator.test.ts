@@ -146,6 +146,18 @@ describe('explain', () => {
     assert.doesNotMatch(result.stdout, /build-elsewhere/);
   });
 
+  test('the CLI: each setting of the collector named with where it came from: the command line, a TRGC_ variable, or its default', async () => {
+    const given = await runCli(kube(['explain', `${ns}/src-done`, '--min-age', '0s']), { env: { TRGC_RETAIN_FOR: '30d' } });
+    assert.equal(given.code, 0, given.stderr);
+    assert.match(given.stdout, /^decision: +keep \(rule 8, retain-for\)$/m);
+    assert.match(given.stdout, /^retention: +--retain-for 30d \(TRGC_RETAIN_FOR\): keeps it until \S+Z \(in 29d2\dh\)$/m);
+    assert.match(given.stdout, /^ +--min-age 0s \(command line\): ended \S+Z \(\S+ ago\)$/m);
+    const defaults = await runCli(kube(['explain', `${ns}/src-done`, '--output', 'json']));
+    assert.equal(defaults.code, 0, defaults.stderr);
+    const document = JSON.parse(defaults.stdout) as { retention: { setting: string; source: string; value: string }[] };
+    assert.deepEqual(document.retention.map(({ setting, source, value }) => [setting, source, value]), [['min-age', 'default', '1h']]);
+  });
+
   test('the CLI: JSON for a kept target; out of scope said; a missing one is exit 1 in one line', async () => {
     const result = await runCli(kube(['explain', `${ns}/src-active`, '--output', 'json', '--selector', 'team=none']));
     assert.equal(result.code, 0, result.stderr);

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decide } from '../../src/core/decide.js';
+import fc from 'fast-check';
+import { decide, decideWithFacts } from '../../src/core/decide.js';
+import { explain, type Explanation } from '../../src/core/explain.js';
 import { buildGraph } from '../../src/core/graph.js';
-import type { Action, NamespaceRecord, Policy, Reason, ReferenceView, RunRecord, TargetRecord } from '../../src/core/types.js';
+import { REASONS, type Action, type ClusterView, type NamespaceRecord, type Policy, type Reason, type ReferenceView, type RunRecord, type RunState, type TargetRecord } from '../../src/core/types.js';
 import { DAY, HOUR, NOW, POLICY, activeRun, at, namespaces, ownerRef, run, target } from '../fixtures/unit/records.js';
 
 const KEY = 'tekton-resource-gc.io';
@@ -602,5 +604,132 @@ describe('buildGraph', () => {
     const graph = buildGraph([run('odd', null, { namespace: 'a' }), unknown]);
     assert.deepEqual(graph.unreadableRuns('a').map((r) => r.name), ['odd', '']);
     assert.deepEqual(graph.unreadableRuns('b'), [unknown]);
+  });
+});
+
+// ---- explain and decide: one decision ----
+
+const MINUTE = 60_000;
+const FC_RUNS = { seed: Number(process.env['TRGC_FC_SEED'] ?? 20261129), numRuns: 400 };
+const TIME_REASONS: readonly Reason[] = ['too-young', 'retain-until', 'retain-for'];
+/** Far enough that every end the generator can make has passed. */
+const CENTURY = 100 * 365 * DAY;
+
+/** A value for a retention key: mostly absent, else valid or not, in the past or the future. */
+const sometimes = <T>(values: readonly T[]) => fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: fc.constantFrom(...values), weight: 1 });
+const retentionArb = fc.record({
+  retain: sometimes(['true', 'false', 'yes']),
+  'retain-until': sometimes([at(-DAY), at(2 * HOUR), at(3 * DAY), '2026-11-29', 'soon']),
+  'retain-for': sometimes(['30m', '2h', '2d', 'P7D', 'forever', '2x']),
+});
+const keyed = (values: Record<string, string | undefined>): Record<string, string> =>
+  Object.fromEntries(Object.entries(values).flatMap(([key, value]) => (value === undefined ? [] : [[`${KEY}/${key}`, value]])));
+
+const explainTargetArb = fc.record({
+  namespace: fc.constantFrom('a', 'b'),
+  name: fc.constantFrom('t0', 't1', 't2', 't3'),
+  // Now and then a creation time that cannot be read.
+  created: fc.oneof({ arbitrary: fc.integer({ min: -4 * DAY, max: 10 * MINUTE }).map(at), weight: 20 }, { arbitrary: fc.constant('yesterday'), weight: 1 }),
+  labels: retentionArb,
+  annotations: retentionArb,
+});
+
+const explainRunArb = fc.record({
+  namespace: fc.constantFrom('a', 'b'),
+  name: fc.constantFrom('r0', 'r1', 'r2', 'r3', 'r4'),
+  references: fc.oneof({ arbitrary: fc.subarray(['t0', 't1', 't2', 't3']), weight: 30 }, { arbitrary: fc.constant(null), weight: 1 }),
+  state: fc.constantFrom<RunState>('pending', 'running', 'succeeded', 'failed', 'cancelled'),
+  finishedAgo: fc.integer({ min: 0, max: 4 * DAY }),
+});
+
+const explainClusterArb = fc.record({
+  targets: fc.uniqueArray(explainTargetArb, { selector: (t) => `${t.namespace}/${t.name}`, maxLength: 8 }),
+  runs: fc.uniqueArray(explainRunArb, { selector: (r) => `${r.namespace}/${r.name}`, maxLength: 8 }),
+  retainedNamespace: sometimes(['a', 'b']),
+  minAgeMs: fc.constantFrom(0, 20 * MINUTE, HOUR, DAY),
+  retainFor: sometimes(['1h', '3d', 'forever']),
+  clockOffset: fc.oneof(fc.constant(0), fc.integer({ min: -HOUR, max: 5 * DAY })),
+});
+
+function explainClusterOf(generated: typeof explainClusterArb extends fc.Arbitrary<infer T> ? T : never): { view: ClusterView; policy: Policy; now: Date } {
+  const targets = generated.targets.map((t) => target(t.name, { namespace: t.namespace, uid: `uid-${t.namespace}-${t.name}`, createdAt: t.created, labels: keyed(t.labels), annotations: keyed(t.annotations) }));
+  const runs = generated.runs.map((r) => run(r.name, r.references, { namespace: r.namespace, uid: `uid-${r.namespace}-${r.name}`, state: r.state, ...(r.state === 'pending' || r.state === 'running' ? {} : { finishedAt: at(-r.finishedAgo) }) }));
+  const namespaceRecords = ['a', 'b'].map((name) => ({ name, labels: keyed({ retain: name === generated.retainedNamespace ? 'true' : undefined }) }));
+  const retainFor = generated.retainFor === undefined ? undefined : generated.retainFor === 'forever' ? ({ kind: 'forever' } as const) : { kind: 'duration' as const, ms: generated.retainFor === '1h' ? HOUR : 3 * DAY, text: generated.retainFor };
+  return {
+    view: { targets, runs, namespaces: namespaces(...namespaceRecords) },
+    policy: { labelPrefix: KEY, minAgeMs: generated.minAgeMs, ...(retainFor !== undefined && { retainFor }) },
+    now: new Date(NOW.getTime() + generated.clockOffset),
+  };
+}
+
+/** explain as the CLI runs it: the target, the runs of its namespace and its namespace, nothing else of the cluster. */
+function explainOne(view: ClusterView, policy: Policy, now: Date, one: TargetRecord): Explanation {
+  const input = {
+    target: one,
+    runs: view.runs.filter((r) => r.namespace === one.namespace),
+    namespace: view.namespaces.get(one.namespace),
+    scope: { inScope: true as const },
+    origins: { 'min-age': 'default', 'retain-for': 'default' },
+  };
+  return explain(input, policy, now);
+}
+
+const decisionFor = (view: ClusterView, policy: Policy, now: Date, one: TargetRecord) => decide(view, policy, now).find((d) => d.target.uid === one.uid);
+
+describe('explain and decide: one decision', () => {
+  it('decideWithFacts gives decide()\'s decisions, in its order', () => {
+    fc.assert(
+      fc.property(explainClusterArb, (generated) => {
+        const { view, policy, now } = explainClusterOf(generated);
+        assert.deepEqual(decideWithFacts(view, policy, now).map(({ decision }) => decision), decide(view, policy, now));
+      }),
+      FC_RUNS,
+    );
+  });
+
+  it('for every rule, explain over one namespace decides as decide over the cluster, and its facts and its "collectable" agree with decide at other instants', (t) => {
+    const reached = new Map<string, number>([...REASONS, 'collectable now', 'collectable at', 'collectable never'].map((branch) => [branch, 0]));
+    const reach = (branch: string): void => void reached.set(branch, (reached.get(branch) ?? 0) + 1);
+    fc.assert(
+      fc.property(explainClusterArb, (generated) => {
+        const { view, policy, now } = explainClusterOf(generated);
+        const nowMs = now.getTime();
+        for (const one of view.targets) {
+          const explanation = explainOne(view, policy, now, one);
+          const { decision, collectable } = explanation;
+          assert.deepEqual(decision, decisionFor(view, policy, now, one));
+          assert.equal(explanation.rule, REASONS.indexOf(decision.reason) + 1);
+          reach(decision.reason);
+          reach(`collectable ${collectable.when}`);
+          // A setting explain shows as keeping the target keeps it; a deleted one is kept by none.
+          const keeping = explanation.retention.filter((fact) => fact.expiresMs !== undefined && (typeof fact.expiresMs !== 'number' || fact.expiresMs > nowMs));
+          if (decision.action === 'delete') assert.deepEqual(keeping, [], 'a setting shown as keeping a target decided for deletion');
+          if (TIME_REASONS.includes(decision.reason)) {
+            const setting = decision.reason === 'too-young' ? 'min-age' : decision.reason;
+            assert.ok(keeping.some((fact) => fact.setting === setting), `${decision.reason}, but explain shows ${setting} as not keeping it`);
+          }
+          switch (collectable.when) {
+            case 'now':
+              assert.equal(decision.action, 'delete');
+              break;
+            case 'at':
+              // Nothing changes but the clock: collectable at the instant named, kept by a time rule just before it.
+              assert.equal(decision.action, 'keep');
+              assert.ok(collectable.atMs > nowMs);
+              assert.equal(decisionFor(view, policy, new Date(collectable.atMs), one)?.action, 'delete');
+              assert.ok(TIME_REASONS.includes(decisionFor(view, policy, new Date(collectable.atMs - 1), one)?.reason ?? 'unreferenced'));
+              break;
+            case 'never':
+              assert.equal(decision.action, 'keep');
+              assert.equal(decisionFor(view, policy, new Date(nowMs + CENTURY), one)?.action, 'keep');
+              break;
+          }
+        }
+      }),
+      FC_RUNS,
+    );
+    t.diagnostic(`branches checked: ${JSON.stringify(Object.fromEntries(reached))}`);
+    for (const [branch, count] of reached) assert.ok(count >= 20, `${branch} met ${count} times: the generator hardly reaches it`);
   });
 });

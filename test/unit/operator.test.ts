@@ -5,9 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, parseConfig } from '../../src/config.js';
-import { collectableAt, type Collectable, type CollectableFacts } from '../../src/core/collectable.js';
-import { explain, scopeVerdict } from '../../src/core/explain.js';
+import { ConfigError, parseConfig, settingOrigin } from '../../src/config.js';
+import { collectableAt, type Collectable } from '../../src/core/collectable.js';
+import type { DecisionFacts } from '../../src/core/decide.js';
+import { explain, scopeVerdict, type ExplainInput } from '../../src/core/explain.js';
 import type { Decision, Reason } from '../../src/core/types.js';
 import { EVENT_REASONS, REPORTING_CONTROLLER, eventFor, eventName } from '../../src/kube/events.js';
 import { DELETION_RESULTS, passMetrics, pushUrl } from '../../src/metrics.js';
@@ -20,55 +21,45 @@ import { assertGolden } from '../support/golden.js';
 
 const KEY = 'tekton-resource-gc.io';
 const NOW_MS = NOW.getTime();
+/** Neither --min-age nor --retain-for given: both at their defaults. */
+const DEFAULT_ORIGINS: ExplainInput['origins'] = { 'min-age': 'default', 'retain-for': 'default' };
 
 describe('collectableAt', () => {
   const created = NOW_MS - 10 * HOUR;
-  const base: CollectableFacts = { reason: 'too-young', createdMs: created, minAgeMs: HOUR };
-  const rows: { row: string; facts: Partial<CollectableFacts>; expect: Collectable }[] = [
-    // A delete decision: now, whatever the bounds.
-    { row: 'runs-finished is now', facts: { reason: 'runs-finished' }, expect: { when: 'now' } },
-    { row: 'unreferenced is now', facts: { reason: 'unreferenced', retainFor: { kind: 'forever' } }, expect: { when: 'now' } },
+  const minAgeEnd = created + HOUR;
+  const rows: { row: string; reason: Reason; ends?: Partial<DecisionFacts['ends']>; expect: Collectable }[] = [
+    // A delete decision: now, whatever the ends.
+    { row: 'runs-finished is now', reason: 'runs-finished', expect: { when: 'now' } },
+    { row: 'unreferenced is now', reason: 'unreferenced', ends: { 'retain-for': 'never' }, expect: { when: 'now' } },
     // Rules that time alone does not lift.
-    { row: 'retained: never', facts: { reason: 'retained' }, expect: { when: 'never', until: 'its retain label and annotation are both removed or set to "false"' } },
-    { row: 'namespace retained: never', facts: { reason: 'namespace-retained' }, expect: { when: 'never', until: 'the retain label of its namespace is removed or set to "false"' } },
-    { row: 'invalid retention: never', facts: { reason: 'retention-invalid' }, expect: { when: 'never', until: 'its retention value is fixed or removed' } },
-    { row: 'unreadable run: never', facts: { reason: 'unreadable-run' }, expect: { when: 'never', until: 'the run with references of an unexpected shape is fixed or deleted' } },
-    { row: 'active run: never, even with a short retain-until', facts: { reason: 'referenced-by-active-run', retainUntilMs: NOW_MS + HOUR }, expect: { when: 'never', until: 'every run that references it has finished' } },
-    // Time bounds: the latest wins.
-    { row: 'too young, nothing else: created + min age', facts: { minAgeMs: 12 * HOUR }, expect: { when: 'at', atMs: created + 12 * HOUR, bound: 'min-age' } },
-    { row: 'retain-until later than min age', facts: { reason: 'retain-until', retainUntilMs: NOW_MS + DAY }, expect: { when: 'at', atMs: NOW_MS + DAY, bound: 'retain-until' } },
-    { row: 'min age later than retain-until', facts: { minAgeMs: 2 * DAY, retainUntilMs: NOW_MS + HOUR }, expect: { when: 'at', atMs: created + 2 * DAY, bound: 'min-age' } },
-    {
-      row: 'retain-for counts from the last finish',
-      facts: { reason: 'retain-for', retainFor: { kind: 'duration', ms: 7 * DAY, text: '7d' }, lastFinishMs: NOW_MS - DAY },
-      expect: { when: 'at', atMs: NOW_MS + 6 * DAY, bound: 'retain-for' },
-    },
-    {
-      row: 'retain-for counts from creation when no run finished',
-      facts: { reason: 'retain-for', retainFor: { kind: 'duration', ms: DAY, text: '1d' } },
-      expect: { when: 'at', atMs: created + DAY, bound: 'retain-for' },
-    },
-    {
-      row: 'all three: retain-until is the latest',
-      facts: { reason: 'retain-until', retainUntilMs: NOW_MS + 30 * DAY, retainFor: { kind: 'duration', ms: 7 * DAY, text: '7d' }, lastFinishMs: NOW_MS },
-      expect: { when: 'at', atMs: NOW_MS + 30 * DAY, bound: 'retain-until' },
-    },
+    { row: 'retained: never', reason: 'retained', expect: { when: 'never', until: 'its retain label and annotation are both removed or set to "false"' } },
+    { row: 'namespace retained: never', reason: 'namespace-retained', expect: { when: 'never', until: 'the retain label of its namespace is removed or set to "false"' } },
+    { row: 'invalid retention: never', reason: 'retention-invalid', expect: { when: 'never', until: 'its retention value is fixed or removed' } },
+    { row: 'unreadable run: never', reason: 'unreadable-run', expect: { when: 'never', until: 'the run with references of an unexpected shape is fixed or deleted' } },
+    { row: 'active run: never, even with a short retain-until', reason: 'referenced-by-active-run', ends: { 'retain-until': NOW_MS + HOUR }, expect: { when: 'never', until: 'every run that references it has finished' } },
+    // Ends of the rules time lifts: the latest wins.
+    { row: 'too young, nothing else: created + min age', reason: 'too-young', ends: { 'min-age': created + 12 * HOUR }, expect: { when: 'at', atMs: created + 12 * HOUR, bound: 'min-age' } },
+    { row: 'retain-until later than min age', reason: 'retain-until', ends: { 'retain-until': NOW_MS + DAY }, expect: { when: 'at', atMs: NOW_MS + DAY, bound: 'retain-until' } },
+    { row: 'min age later than retain-until', reason: 'too-young', ends: { 'min-age': created + 2 * DAY, 'retain-until': NOW_MS + HOUR }, expect: { when: 'at', atMs: created + 2 * DAY, bound: 'min-age' } },
+    { row: 'retain-for later than both', reason: 'retain-for', ends: { 'retain-until': NOW_MS - HOUR, 'retain-for': NOW_MS + 6 * DAY }, expect: { when: 'at', atMs: NOW_MS + 6 * DAY, bound: 'retain-for' } },
+    { row: 'a tie names the later rule', reason: 'retain-for', ends: { 'retain-until': NOW_MS + DAY, 'retain-for': NOW_MS + DAY }, expect: { when: 'at', atMs: NOW_MS + DAY, bound: 'retain-for' } },
     // forever and an unreadable creation time never end.
-    { row: 'retain-for forever: never', facts: { reason: 'retain-for', retainFor: { kind: 'forever' } }, expect: { when: 'never', until: 'its retain-for "forever" is changed' } },
-    { row: 'creation time unreadable: never', facts: { createdMs: undefined }, expect: { when: 'never', until: 'its creation time can be read' } },
+    { row: 'retain-for forever: never', reason: 'retain-for', ends: { 'retain-for': 'never' }, expect: { when: 'never', until: 'its retain-for "forever" is changed' } },
+    { row: 'creation time unreadable: never', reason: 'too-young', ends: { 'min-age': 'unknown', 'retain-for': 'unknown' }, expect: { when: 'never', until: 'its creation time can be read' } },
   ];
-  for (const { row, facts, expect } of rows) {
-    it(row, () => assert.deepEqual(collectableAt({ ...base, ...facts }), expect));
+  for (const { row, reason, ends, expect } of rows) {
+    it(row, () => assert.deepEqual(collectableAt(reason, { 'min-age': minAgeEnd, ...ends }), expect));
   }
 
   it('agrees with decide: at the instant it names, the target is collectable, and a second before it is not', () => {
     const t = target('src', { createdAt: at(-30 * 60_000), labels: { [`${KEY}/retain-for`]: '2h' } });
     const runs = [run('build', ['src'], { finishedAt: at(-10 * 60_000) })];
-    const explanation = explain({ target: t, runs, namespace: undefined, scope: { inScope: true } }, POLICY, NOW);
+    const input = { target: t, runs, namespace: undefined, scope: { inScope: true }, origins: DEFAULT_ORIGINS } as const;
+    const explanation = explain(input, POLICY, NOW);
     assert.equal(explanation.collectable.when, 'at');
     const atMs = (explanation.collectable as { atMs: number }).atMs;
-    const then = explain({ target: t, runs, namespace: undefined, scope: { inScope: true } }, POLICY, new Date(atMs));
-    const before = explain({ target: t, runs, namespace: undefined, scope: { inScope: true } }, POLICY, new Date(atMs - 1000));
+    const then = explain(input, POLICY, new Date(atMs));
+    const before = explain(input, POLICY, new Date(atMs - 1000));
     assert.equal(then.decision.action, 'delete');
     assert.equal(before.decision.action, 'keep');
   });
@@ -80,7 +71,7 @@ describe('explain', () => {
   it('names the rule, the runs, every retention setting with its end, and when it becomes collectable', () => {
     const t = target('src-abc', { createdAt: at(-3 * HOUR), labels: { [`${KEY}/retain-for`]: '7d' }, annotations: { [`${KEY}/retain-until`]: at(2 * DAY) } });
     const runs = [run('build-abc', ['src-abc'], { finishedAt: at(-2 * HOUR) }), run('other', ['x'])];
-    const explanation = explain({ target: t, runs, namespace: { name: 'ci', labels: {} }, scope: inScope }, POLICY, NOW);
+    const explanation = explain({ target: t, runs, namespace: { name: 'ci', labels: {} }, scope: inScope, origins: DEFAULT_ORIGINS }, POLICY, NOW);
     assert.equal(explanation.rule, 7);
     assert.equal(explanation.decision.reason, 'retain-until');
     assert.deepEqual(explanation.decision.references.map((ref) => ref.name), ['build-abc']);
@@ -89,32 +80,63 @@ describe('explain', () => {
       [
         ['retain-until', `annotation ${KEY}/retain-until`, at(2 * DAY), NOW_MS + 2 * DAY],
         ['retain-for', `label ${KEY}/retain-for`, '7d', NOW_MS - 2 * HOUR + 7 * DAY],
-        ['min-age', '--min-age', '1h', NOW_MS - 2 * HOUR],
+        ['min-age', 'default', '1h', NOW_MS - 2 * HOUR],
       ],
     );
     assert.deepEqual(explanation.collectable, { when: 'at', atMs: NOW_MS - 2 * HOUR + 7 * DAY, bound: 'retain-for' });
   });
 
-  it('shows the namespace retain label, and the global retain-for as --retain-for', () => {
+  it('shows the namespace retain label, and the global retain-for with where it was set', () => {
     const explanation = explain(
-      { target: target('t'), runs: [], namespace: { name: 'ci', labels: { [`${KEY}/retain`]: 'true' } }, scope: inScope },
+      { target: target('t'), runs: [], namespace: { name: 'ci', labels: { [`${KEY}/retain`]: 'true' } }, scope: inScope, origins: { 'min-age': '--min-age', 'retain-for': 'TRGC_RETAIN_FOR' } },
       { ...POLICY, retainFor: { kind: 'forever' } },
       NOW,
     );
     assert.equal(explanation.decision.reason, 'namespace-retained');
     assert.deepEqual(
-      explanation.retention.map((fact) => [fact.setting, fact.source, fact.expiresMs]),
+      explanation.retention.map((fact) => [fact.setting, fact.source, fact.flag, fact.expiresMs]),
       [
-        ['namespace retain', `label ${KEY}/retain on namespace ci`, 'never'],
-        ['retain-for', '--retain-for', 'never'],
-        ['min-age', '--min-age', NOW_MS - 3 * DAY + HOUR],
+        ['namespace retain', `label ${KEY}/retain on namespace ci`, undefined, 'never'],
+        ['retain-for', 'TRGC_RETAIN_FOR', '--retain-for', 'never'],
+        ['min-age', '--min-age', '--min-age', NOW_MS - 3 * DAY + HOUR],
       ],
     );
   });
 
+  it('names where each setting of the collector came from: its flag, its TRGC_ variable, or its default', () => {
+    const t = target('t', { createdAt: at(-30 * 60_000) });
+    const runs = [run('build', ['t'], { finishedAt: at(-10 * 60_000) })];
+    const rows: { argv: string[]; env: Record<string, string>; lines: string[] }[] = [
+      // Neither given: --min-age has its default, and there is no global retain-for to show.
+      { argv: [], env: {}, lines: ['retention:   --min-age 1h (default): keeps it until 2026-11-29T12:30:00Z (in 30m)'] },
+      // From the environment, as the chart passes them.
+      {
+        argv: [],
+        env: { TRGC_RETAIN_FOR: '7d', TRGC_MIN_AGE: '2h' },
+        lines: ['retention:   --retain-for 7d (TRGC_RETAIN_FOR): keeps it until 2026-12-06T11:50:00Z (in 6d23h)', '             --min-age 2h (TRGC_MIN_AGE): keeps it until 2026-11-29T13:30:00Z (in 1h30m)'],
+      },
+      // The command line wins over the variable, and says so.
+      {
+        argv: ['--min-age', '0s', '--retain-for', '1h'],
+        env: { TRGC_MIN_AGE: '2h' },
+        lines: ['retention:   --retain-for 1h (command line): keeps it until 2026-11-29T12:50:00Z (in 50m)', '             --min-age 0s (command line): ended 2026-11-29T11:30:00Z (30m ago)'],
+      },
+    ];
+    for (const { argv, env, lines } of rows) {
+      const invocation = parseConfig(['explain', 'ci/t', ...argv], env);
+      assert.equal(invocation.kind, 'explain');
+      const { config } = invocation as Extract<typeof invocation, { kind: 'explain' }>;
+      const origins = { 'min-age': settingOrigin(config, 'min-age'), 'retain-for': settingOrigin(config, 'retain-for') };
+      const policy = { labelPrefix: config.labelPrefix, minAgeMs: config.minAgeMs, ...(config.retainFor !== undefined && { retainFor: config.retainFor }) };
+      const text = renderExplanationText(explain({ target: t, runs, namespace: undefined, scope: inScope, origins }, policy, NOW));
+      const shown = text.split('\n').filter((line) => /^(retention: | {13}-)/.test(line));
+      assert.deepEqual(shown, lines, `${argv.join(' ')} ${JSON.stringify(env)}`);
+    }
+  });
+
   it('rule 1 is label or annotation: a label "false" beside an annotation "true" is retained by the annotation, and both are shown', () => {
     const t = target('t', { labels: { [`${KEY}/retain`]: 'false' }, annotations: { [`${KEY}/retain`]: 'true' } });
-    const explanation = explain({ target: t, runs: [], namespace: { name: 'ci', labels: {} }, scope: inScope }, POLICY, NOW);
+    const explanation = explain({ target: t, runs: [], namespace: { name: 'ci', labels: {} }, scope: inScope, origins: DEFAULT_ORIGINS }, POLICY, NOW);
     assert.equal(explanation.decision.reason, 'retained');
     assert.equal(explanation.rule, 1);
     assert.equal(explanation.decision.message, `retained by annotation ${KEY}/retain="true"`);
@@ -123,7 +145,7 @@ describe('explain', () => {
       [
         ['retain', `label ${KEY}/retain`, 'false', undefined],
         ['retain', `annotation ${KEY}/retain`, 'true', 'never'],
-        ['min-age', '--min-age', '1h', NOW_MS - 3 * DAY + HOUR],
+        ['min-age', 'default', '1h', NOW_MS - 3 * DAY + HOUR],
       ],
     );
     assert.deepEqual(explanation.collectable, { when: 'never', until: 'its retain label and annotation are both removed or set to "false"' });
@@ -131,7 +153,7 @@ describe('explain', () => {
   });
 
   it('keeps invalid values apart, as rule 3 says them', () => {
-    const explanation = explain({ target: target('t', { labels: { [`${KEY}/retain-for`]: '2x' } }), runs: [], namespace: undefined, scope: inScope }, POLICY, NOW);
+    const explanation = explain({ target: target('t', { labels: { [`${KEY}/retain-for`]: '2x' } }), runs: [], namespace: undefined, scope: inScope, origins: DEFAULT_ORIGINS }, POLICY, NOW);
     assert.equal(explanation.decision.reason, 'retention-invalid');
     assert.equal(explanation.rule, 3);
     assert.deepEqual(explanation.invalid, [`label ${KEY}/retain-for "2x": expected a duration such as 12h, 7d, P7D or forever`]);
@@ -151,10 +173,10 @@ describe('explain', () => {
       activeRun('build-def456', ['src-def456']),
       run('lint-def456', ['src-def456'], { kind: 'TaskRun', finishedAt: at(-4 * HOUR) }),
     ];
-    const explanation = explain({ target: t, runs, namespace: { name: 'ci', labels: {} }, scope: inScope }, POLICY, NOW);
+    const explanation = explain({ target: t, runs, namespace: { name: 'ci', labels: {} }, scope: inScope, origins: DEFAULT_ORIGINS }, POLICY, NOW);
     assertGolden('explain-active.txt', renderExplanationText(explanation));
     assertGolden('explain-active.json', renderExplanationJson(explanation));
-    const old = explain({ target: target('src-abc123', { uid: 'uid-src-abc123' }), runs: [run('build-abc123', ['src-abc123'])], namespace: undefined, scope: inScope }, POLICY, NOW);
+    const old = explain({ target: target('src-abc123', { uid: 'uid-src-abc123' }), runs: [run('build-abc123', ['src-abc123'])], namespace: undefined, scope: inScope, origins: DEFAULT_ORIGINS }, POLICY, NOW);
     assertGolden('explain-collectable.txt', renderExplanationText(old));
   });
 });
