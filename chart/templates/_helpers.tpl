@@ -23,6 +23,21 @@ release's name already holds the chart's.
 {{- end }}
 
 {{/*
+The CronJob's name: the full name when it fits in 52 characters, the most a CronJob may
+have (its jobs add an 11-character suffix and their pods' job-name label holds 63).
+Longer, it is cut to 45 and ends in 6 hex digits of the full name's hash, so two releases
+whose names differ only past the cut still get CronJobs of different names.
+*/}}
+{{- define "tekton-resource-gc.cronJobName" -}}
+{{- $fullname := include "tekton-resource-gc.fullname" . }}
+{{- if le (len $fullname) 52 }}
+{{- $fullname }}
+{{- else }}
+{{- printf "%s-%s" (regexReplaceAll "-+$" ($fullname | trunc 45) "") ($fullname | sha256sum | trunc 6) }}
+{{- end }}
+{{- end }}
+
+{{/*
 The chart label: <chart>-<version>.
 */}}
 {{- define "tekton-resource-gc.chart" -}}
@@ -95,6 +110,7 @@ output: output
 logLevel: log-level
 events: events
 pushgatewayUrl: pushgateway-url
+pushgatewayGrouping: pushgateway-grouping
 {{- end }}
 
 {{/*
@@ -124,7 +140,29 @@ The container's environment: one TRGC_ variable per setting, in the order of the
 {{- fail (printf "the chart maps the value %s, which values.yaml lacks" $value) }}
 {{- end }}
 - name: {{ printf "TRGC_%s" ($flag | upper | replace "-" "_") }}
+  {{- if eq $value "pushgatewayGrouping" }}
+  value: {{ include "tekton-resource-gc.pushgatewayGrouping" $ | quote }}
+  {{- else }}
   value: {{ include "tekton-resource-gc.settingText" (get $values $value) | quote }}
+  {{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The labels of this install's group on the Pushgateway, as NAME=VALUE,...: instance (the
+release) and namespace (the release's) unless pushgatewayGrouping sets them, then the rest
+of pushgatewayGrouping. Two releases, or one release name in two namespaces, never share
+a group, so neither's push replaces the other's metrics. Empty without pushgatewayUrl:
+the collector refuses a grouping it would not use.
+*/}}
+{{- define "tekton-resource-gc.pushgatewayGrouping" -}}
+{{- if .Values.pushgatewayUrl }}
+{{- $grouping := merge (dict) .Values.pushgatewayGrouping (dict "instance" .Release.Name "namespace" .Release.Namespace) }}
+{{- $labels := list }}
+{{- range $name := keys $grouping | sortAlpha }}
+{{- $labels = append $labels (printf "%s=%s" $name (include "tekton-resource-gc.settingText" (get $grouping $name))) }}
+{{- end }}
+{{- join "," $labels }}
 {{- end }}
 {{- end }}
 

@@ -45,7 +45,7 @@ const PACKAGE = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8
  * credentials, and the CronJob itself schedules the passes (its own `schedule` and
  * `timeZone` values), so the collector never runs in schedule mode there.
  */
-const FLAGS_NOT_IN_CHART: readonly FlagName[] = ['report-file', 'kubeconfig', 'context', 'schedule', 'time-zone'];
+const FLAGS_NOT_IN_CHART: readonly FlagName[] = ['report-file', 'kubeconfig', 'context', 'schedule', 'time-zone', 'progress'];
 
 /** A pass over everything, with no waiting: what the RBAC tests run. */
 const LIVE = { dryRun: false, minAge: '0s', output: 'json' };
@@ -227,6 +227,12 @@ async function install(release: Release): Promise<Exit> {
   return exit;
 }
 
+/** `helm install` itself on the API server: what an operator runs (it creates no test hook). */
+async function helmInstall(name: string, namespace: string, values: Values = {}): Promise<string> {
+  const args = ['install', name, CHART, '--namespace', namespace, '--kubeconfig', controlPlane.kubeconfigPath, '--values', await valuesFile(values)];
+  return succeeded(await run(helmPath, args), `helm install ${name}`);
+}
+
 async function createNamespace(name: string, labels: Record<string, string> = {}): Promise<void> {
   await controlPlane.kubeConfig().makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name, labels } } });
 }
@@ -334,7 +340,7 @@ describe('helm lint and helm template', () => {
       { backoffLimit: 0, activeDeadlineSeconds: 1800, ttlSecondsAfterFinished: 86400 },
     );
     const container = containerOf(release);
-    assert.equal(container.image, `tekton-resource-gc:${PACKAGE.version}`, 'the tag defaults to appVersion, the package version');
+    assert.equal(container.image, `ghcr.io/tekton-resource-gc/tekton-resource-gc:${PACKAGE.version}`, 'the released image; the tag defaults to appVersion, the package version');
     assert.deepEqual(container.args, ['run']);
     assert.equal(container.command, undefined, "the image's entrypoint runs the CLI");
   });
@@ -451,6 +457,32 @@ describe('helm lint and helm template', () => {
     const refused = await kubectl(['create', '--dry-run=server', '-f', '-'], JSON.stringify(loosened));
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /violates PodSecurity "restricted:latest".*seccompProfile/);
+  });
+});
+
+describe('a release name of 53 characters, the most Helm takes', () => {
+  test("installs: each CronJob's name fits in 52 characters, two names that differ only at the end stay apart, and the NOTES command makes a Job", async () => {
+    const namespace = 'trgc-long-names';
+    await createNamespace(namespace, RESTRICTED);
+    // Full names of 63 characters (<release>-tekton-resource-gc, cut): the API server refuses such a CronJob.
+    const names = ['a'.repeat(52) + 'b', 'a'.repeat(52) + 'c'];
+    const outputs: string[] = [];
+    for (const name of names) outputs.push(await helmInstall(name, namespace));
+    const stored = JSON.parse(succeeded(await kubectl(['get', 'cronjobs', '--namespace', namespace, '-o', 'json']), 'kubectl get cronjobs')) as { items: V1CronJob[] };
+    const cronJobs = stored.items.map((cronJob) => cronJob.metadata?.name ?? '').sort();
+    assert.equal(cronJobs.length, 2, `stored: ${cronJobs.join(', ')}`);
+    assert.ok(cronJobs.every((name) => name.length <= 52 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)), cronJobs.join(', '));
+    assert.notEqual(cronJobs[0], cronJobs[1]);
+
+    // The NOTES name the stored CronJob, and their Job name (with its 14-digit timestamp) is one the API server takes.
+    const text = outputs[0] ?? '';
+    const prefix = /^ +JOB=(\S+)-\$\(date \+%Y%m%d%H%M%S\)$/m.exec(text)?.[1];
+    const create = /^ +kubectl (create job .+) "\$JOB"$/m.exec(text)?.[1];
+    assert.ok(prefix !== undefined && create !== undefined, `no JOB= or kubectl create job line in:\n${text}`);
+    assert.ok(cronJobs.some((name) => create.endsWith(`--from=cronjob/${name}`)), create);
+    const job = `${prefix}-20261201000000`;
+    assert.equal(job.length, 63);
+    succeeded(await kubectl([...create.split(' '), job]), 'the NOTES command');
   });
 });
 
@@ -577,6 +609,7 @@ describe('values reach the collector', () => {
       output: 'text',
       logLevel: 'info',
       events: true,
+      progress: 'auto',
     });
   });
 
@@ -619,6 +652,7 @@ describe('values reach the collector', () => {
       output: 'markdown',
       logLevel: 'warn',
       events: false,
+      progress: 'auto',
       pushgatewayUrl: 'http://pushgateway.monitoring:9091',
     });
     const forever = configOf(containerOf(await render('gc', 'trgc-system', { retainFor: 'forever', maxDeletions: 0, qps: 1000 })));
@@ -823,6 +857,9 @@ async function replayDockerfile(dir: string): Promise<ImageReplay> {
         user = args;
       } else if (keyword === 'ENTRYPOINT') {
         entrypoint = JSON.parse(args) as string[];
+      } else if (keyword === 'ARG' || keyword === 'LABEL') {
+        // A stage's build arguments and labels: the image's metadata, which no RUN reads
+        // (the replay expands no build argument).
       } else {
         assert.fail(`the replay does not know ${keyword}; teach it or keep the Dockerfile simple`);
       }
