@@ -363,6 +363,21 @@ describe('helm lint and helm template', () => {
     assert.equal(find<{ automountServiceAccountToken?: boolean }>(release, 'ServiceAccount').automountServiceAccountToken, false);
   });
 
+  test('OpenShift: with podSecurityContext runAsUser and runAsGroup null the pod names no uid or gid, stays non-root with RuntimeDefault seccomp, and is admitted as "restricted"', async () => {
+    const release = await render('openshift', 'trgc-openshift', { podSecurityContext: { runAsUser: null, runAsGroup: null } });
+    const pod = cronJobOf(release).spec?.jobTemplate.spec?.template.spec;
+    assert.deepEqual(pod?.securityContext, { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    assert.deepEqual(containerOf(release).securityContext, containerOf(await render('gc', 'trgc-system')).securityContext, "the container's own context is unchanged");
+    assert.doesNotMatch(release.yaml, /runAsUser|runAsGroup/);
+    // --set, as the values' documentation says, renders the same.
+    const set = await run(helmPath, ['template', 'openshift', CHART, '--namespace', 'trgc-openshift', '--set', 'podSecurityContext.runAsUser=null', '--set', 'podSecurityContext.runAsGroup=null']);
+    assert.equal(succeeded(set, 'helm template --set ...=null'), release.yaml);
+    await createNamespace('trgc-openshift', RESTRICTED);
+    assert.doesNotMatch((await install(release)).stderr, /PodSecurity/);
+    const admitted = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'collector', namespace: 'trgc-openshift' }, spec: pod };
+    succeeded(await kubectl(['create', '--dry-run=server', '--validate=strict', '-f', '-'], JSON.stringify(admitted)), 'admitting the pod');
+  });
+
   test('every namespace: one ClusterRole with exactly the rules the collector needs', async () => {
     const release = await render('gc', 'trgc-system');
     const role = find<V1ClusterRole>(release, 'ClusterRole');
