@@ -16,6 +16,7 @@
  */
 import type { RetentionDuration } from './core/types.js';
 import { parseDurationMs, parseRetentionDuration, type Parsed } from './core/retention.js';
+import { PROGRESS_MODES, type ProgressMode } from './progress.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './report/model.js';
 import { parseSchedule, parseTimeZone } from './schedule.js';
 
@@ -55,6 +56,8 @@ export interface Config {
   schedule?: { text: string; fields: string };
   /** Time zone of `schedule`; only with it. */
   timeZone?: string;
+  /** The progress line on stderr: on a terminal that can take it (`auto`), or `never`. */
+  progress: ProgressMode;
   /** Push metrics to this Prometheus Pushgateway at the end of each pass. */
   pushgatewayUrl?: string;
   /** Where each setting that was given came from, `--min-age` or `TRGC_MIN_AGE`; absent when every setting has its default. */
@@ -105,6 +108,7 @@ const FLAG_KINDS = {
   events: 'boolean',
   schedule: 'value',
   'time-zone': 'value',
+  progress: 'value',
   'pushgateway-url': 'value',
 } as const satisfies Record<string, 'boolean' | 'value' | 'list'>;
 
@@ -136,6 +140,7 @@ export const DEFAULTS = {
   output: 'text',
   logLevel: 'info',
   events: false,
+  progress: 'auto',
 } as const satisfies Partial<Config>;
 
 export const MAX_PAGE_SIZE = 10_000;
@@ -234,6 +239,7 @@ function toConfig(settings: Settings): Config {
     output: settings.one('output', oneOfParser(OUTPUT_FORMATS, 'json'), DEFAULTS.output),
     logLevel: settings.one('log-level', oneOfParser(LOG_LEVELS, 'debug'), DEFAULTS.logLevel),
     events: settings.one('events', parseBoolean('events'), DEFAULTS.events),
+    progress: settings.one('progress', oneOfParser(PROGRESS_MODES, 'never'), DEFAULTS.progress),
   };
   addOptionalSettings(config, settings);
   const origins = settings.origins();
@@ -425,6 +431,7 @@ export const FLAG_EXAMPLES: { readonly [F in FlagName]: string } = {
   events: '--events',
   schedule: '--schedule "17 * * * *"',
   'time-zone': '--time-zone Europe/Berlin',
+  progress: '--progress never',
   'pushgateway-url': '--pushgateway-url http://pushgateway.monitoring:9091',
 };
 

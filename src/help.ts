@@ -138,6 +138,15 @@ const FLAG_DOCS: { readonly [F in FlagName]: FlagDoc } = {
     value: 'ZONE',
     text: ["Time zone of --schedule, a tz database name. Without it: the machine's time zone."],
   },
+  progress: {
+    value: 'WHEN',
+    text: [
+      'The updating progress line on stderr: auto draws it when stderr is a terminal and TERM',
+      'is set and not dumb; never leaves stderr to the JSON log lines (for a terminal that is',
+      'recorded and read line by line, such as docker run -t or a CI runner).',
+    ],
+    default: DEFAULTS.progress,
+  },
   'pushgateway-url': {
     value: 'URL',
     text: [

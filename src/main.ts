@@ -10,7 +10,7 @@ import { KubeEvents } from './kube/events.js';
 import { KubeHttp, httpOptions } from './kube/http.js';
 import { createLogger, type Logger } from './log.js';
 import type { PassFacts } from './metrics.js';
-import { TerminalProgress } from './progress.js';
+import { TerminalProgress, progressWanted } from './progress.js';
 import { EXPLAIN_RENDERERS } from './report/explain.js';
 import { renderReportChunks } from './report/render.js';
 import { localTimeZone, runOnSchedule } from './schedule.js';
@@ -55,7 +55,7 @@ async function connect(config: Config, env: NodeJS.ProcessEnv, signal?: AbortSig
 /** One pass, or with --schedule one at each tick until SIGTERM. */
 async function runOnce(config: Config, env: NodeJS.ProcessEnv): Promise<number> {
   // On a terminal, one updating line says where a pass is; elsewhere only the logs speak.
-  const progress = process.stderr.isTTY ? new TerminalProgress(process.stderr) : undefined;
+  const progress = progressWanted(config.progress, process.stderr, env) ? new TerminalProgress(process.stderr) : undefined;
   const log = createLogger(config.logLevel, progress);
   const stop = stopOnSignals(log);
   let http: KubeHttp;

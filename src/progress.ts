@@ -3,6 +3,27 @@
  * stage it is in; off a terminal the CLI hands it none, and only the logs speak.
  */
 
+/** `--progress`: `auto` draws the line on a terminal that can take it, `never` never does. */
+export const PROGRESS_MODES = ['auto', 'never'] as const;
+export type ProgressMode = (typeof PROGRESS_MODES)[number];
+
+/**
+ * Whether to draw the progress line on stderr. `auto` needs a terminal that understands
+ * cursor movement: stderr a TTY, and TERM set and not `dumb`. A pod with `tty: true` has no
+ * TERM, and Emacs' shell and some CI runners say `dumb`; there the line would only be noise
+ * between the JSON log lines of whatever records the terminal.
+ */
+export function progressWanted(mode: ProgressMode, stderr: { isTTY?: boolean }, env: Readonly<Record<string, string | undefined>>): boolean {
+  switch (mode) {
+    case 'never':
+      return false;
+    case 'auto': {
+      const term = env['TERM'];
+      return stderr.isTTY === true && term !== undefined && term !== '' && term !== 'dumb';
+    }
+  }
+}
+
 /** A stage of a pass, with the counts known so far. */
 export type PassStage =
   | { stage: 'listing-targets' }
@@ -45,6 +66,9 @@ export interface TerminalLike {
   columns?: number;
 }
 
+/** See TerminalProgress.clear. */
+export const CLEAR_LINE = '\r\x1b[2K\x1b[A\n';
+
 /** At most this often the line is redrawn within one stage: a terminal is slower than a delete loop. */
 const REDRAW_MS = 100;
 
@@ -73,9 +97,16 @@ export class TerminalProgress implements Progress {
     this.draw(stage);
   }
 
+  /**
+   * Erases the line and leaves the cursor at its start, with a line break written since the
+   * progress text: what comes next (a log line, the report) is on a line of its own on the
+   * screen and in the bytes, for whatever records the terminal and reads it line by line.
+   * Carriage return, erase the line, up one line, line feed: the feed brings the cursor back
+   * to the erased line.
+   */
   clear(): void {
     if (!this.shown) return;
-    this.terminal.write('\r\x1b[2K');
+    this.terminal.write(CLEAR_LINE);
     this.shown = false;
   }
 

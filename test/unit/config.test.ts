@@ -44,6 +44,7 @@ describe('parseConfig: defaults', () => {
       output: 'text',
       logLevel: 'info',
       events: false,
+      progress: 'auto',
     });
   });
 
@@ -184,6 +185,10 @@ const VALID: ValidRow[] = [
   { flag: 'pushgateway-url', argv: ['--pushgateway-url', 'http://pushgateway.monitoring:9091'], expect: { pushgatewayUrl: 'http://pushgateway.monitoring:9091' } },
   // https with a path, from the variable.
   { flag: 'pushgateway-url', argv: [], env: { TRGC_PUSHGATEWAY_URL: 'https://metrics.example.com/push' }, expect: { pushgatewayUrl: 'https://metrics.example.com/push' } },
+  // No progress line, for a terminal that is recorded.
+  { flag: 'progress', argv: ['--progress', 'never'], expect: { progress: 'never' } },
+  // The default, from the variable.
+  { flag: 'progress', argv: [], env: { TRGC_PROGRESS: 'auto' }, expect: { progress: 'auto' } },
 ];
 
 describe('parseConfig: valid values', () => {
@@ -212,6 +217,9 @@ const MIN_AGE_EXPECTED = 'expected a duration such as 30m, 1h, 2d or PT1H';
 const SCHEDULE_EXPECTED = 'expected five cron fields such as "17 * * * *" or "0 3 * * MON-FRI", or @hourly, @daily, @weekly, @monthly, @yearly';
 
 const INVALID: InvalidRow[] = [
+  // auto or never; a TTY alone does not force the line.
+  { flag: 'progress', argv: ['--progress', 'always'], message: '--progress "always": expected one of auto, never, such as never' },
+  { flag: 'progress', argv: [], env: { TRGC_PROGRESS: 'off' }, message: 'TRGC_PROGRESS "off": expected one of auto, never, such as never' },
   // A boolean takes only true or false.
   { flag: 'events', argv: ['--events=on'], message: '--events "on": expected true or false, such as --events, --events=false or TRGC_EVENTS=true' },
   // Six fields (seconds): Kubernetes takes five.

@@ -368,7 +368,7 @@ describe('progress', () => {
     progress.update({ stage: 'deleting', done: 3, total: 3 });
     progress.update({ stage: 'recording-events', done: 0, total: 3 });
     progress.clear();
-    assert.deepEqual(out, ['\rdeleting 1 of 3 (33%)\x1b[K', '\rdeleting 3 of 3 (100%)\x1b[K', '\rrecording Events 0 of 3\x1b[K', '\r\x1b[2K']);
+    assert.deepEqual(out, ['\rdeleting 1 of 3 (33%)\x1b[K', '\rdeleting 3 of 3 (100%)\x1b[K', '\rrecording Events 0 of 3\x1b[K', '\r\x1b[2K\x1b[A\n']);
   });
 
   it('never wraps: a line longer than the terminal is cut', () => {
