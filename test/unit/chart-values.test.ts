@@ -26,6 +26,8 @@ const PACKAGE = JSON.parse(read('package.json')) as { name: string; version: str
 interface Schema {
   type?: string | string[];
   pattern?: string;
+  not?: Schema;
+  patternProperties?: Record<string, Schema | boolean>;
   allOf?: Schema[];
   enum?: unknown[];
   minimum?: number;
@@ -65,9 +67,9 @@ function schemaAccepts(schema: Schema, text: string): boolean {
 }
 
 /** The setting's value parsed by the collector from its variable, as the chart passes it. */
-function collectorAccepts(variable: string, text: string): boolean {
+function collectorAccepts(variable: string, text: string, others: Record<string, string> = {}): boolean {
   try {
-    parseConfig([], { [variable]: text });
+    parseConfig([], { ...others, [variable]: text });
     return true;
   } catch {
     return false;
@@ -154,6 +156,40 @@ describe('values.yaml', () => {
   });
 });
 
+/** Mebibytes in a Kubernetes memory quantity such as 512Mi or 1Gi. */
+function mebibytes(quantity: string): number {
+  const match = /^(\d+)(Mi|Gi)$/.exec(quantity);
+  assert.ok(match !== null, `a memory quantity in Mi or Gi: ${quantity}`);
+  return Number(match[1]) * (match[2] === 'Gi' ? 1024 : 1);
+}
+
+describe('resources against the benchmark (bench/RESULTS.md)', () => {
+  const results = read('bench/RESULTS.md');
+  /** Peak RSS in MiB of the bold row of `scale` in the figures table. */
+  const peak = (scale: string): number => {
+    const row = new RegExp(`^\\| \\*\\*${scale}\\*\\* \\|.*?\\*\\*(\\d+) MiB \\(\\d+ MB\\)\\*\\*`, 'm').exec(results);
+    assert.ok(row !== null, `bench/RESULTS.md has a ${scale} row with its peak RSS`);
+    return Number(row[1]);
+  };
+  const resources = VALUES['resources'] as { requests: Record<string, string>; limits: Record<string, string> };
+
+  it('limits memory with room for the peak at 4x the default size (40k targets, 160k runs), and not CPU', () => {
+    const limit = mebibytes(resources.limits['memory'] ?? '');
+    assert.ok(limit >= 1.5 * peak('4x'), `limit ${limit} MiB against a 4x peak of ${peak('4x')} MiB`);
+    assert.deepEqual(Object.keys(resources.limits), ['memory'], 'no CPU limit: a throttled pass holds its lists open longer');
+  });
+
+  it('requests memory with room for the peak at the default size (10k targets, 40k runs)', () => {
+    const request = mebibytes(resources.requests['memory'] ?? '');
+    assert.ok(request >= 1.5 * peak('1x'), `request ${request} MiB against a 1x peak of ${peak('1x')} MiB`);
+    assert.ok(request <= mebibytes(resources.limits['memory'] ?? ''));
+  });
+
+  it("values.yaml's sizing note quotes the benchmark's peaks", () => {
+    assert.match(VALUES_TEXT, new RegExp(`measured peak ${peak('1x')} MiB at 10,000 PipelineResources\\s+# and 40,000 runs, ${peak('4x')} MiB at 40,000 and 160,000`));
+  });
+});
+
 /** The lines of the comment block right above line `index`, joined. */
 function commentAbove(lines: readonly string[], index: number): string {
   const block: string[] = [];
@@ -227,6 +263,49 @@ describe('values.schema.json against the collector', () => {
   });
 
   const PREFIXES: readonly string[] = ['tekton-resource-gc.io', 'gc.example.com', 'a', 'a-b.c-d', 'Example.com', 'example.com/', '.example.com', 'example..com', '-a.com', 'a_b.com'];
+
+  // Pushgateway addresses, each a row; the collector reads the URL and the schema must agree.
+  const GATEWAYS: readonly string[] = [
+    'http://pushgateway.monitoring:9091', 'https://example.com/push/', 'https://example.com/metrics-gateway', 'http://robot:s3cret@gw:9091', // taken
+    'http://gw:9091/metrics', 'http://gw:9091/metrics/', 'http://gw:9091/metrics/job/gc/instance/a', 'https://example.com/gw/metrics/job/x', // a grouping key in the path
+    'pushgateway:9091', 'ftp://gw:9091', 'http://gw:9091/?x=1', // not a gateway's URL
+  ];
+  // (The collector also takes blanks around a URL, as URL parsing drops them; the schema refuses them.)
+
+  it('pushgatewayUrl: the schema takes exactly the URLs the collector takes, a path holding /metrics refused by both', () => {
+    const schema = property('pushgatewayUrl');
+    const takes = (text: string): boolean => schemaAccepts(schema, text) && !(schema.not !== undefined && schemaAccepts(schema.not, text));
+    const disagreements = GATEWAYS.filter((text) => takes(text) !== collectorAccepts('TRGC_PUSHGATEWAY_URL', text));
+    assert.deepEqual(disagreements, []);
+    assert.ok(takes('') && collectorAccepts('TRGC_PUSHGATEWAY_URL', ''), 'empty: no metrics');
+  });
+
+  // Grouping labels, each a row (name and value); the chart passes them as NAME=VALUE,....
+  const GROUPINGS: readonly [string, string][] = [
+    ['instance', 'gc'], ['cluster', 'eu/prod'], ['_shard', '1'], ['Team2', 'a b'], // taken
+    ['job', 'gc'], ['reason', 'x'], ['action', 'x'], ['result', 'x'], ['__name__', 'x'], // reserved
+    ['my-label', 'x'], ['2nd', 'x'], ['a.b', 'x'], // not label names
+    ['instance', ''], ['instance', ' '], ['instance', 'a,b'], // values that do not make it
+  ];
+
+  it('pushgatewayGrouping: the schema takes exactly the labels the collector takes', () => {
+    const schema = property('pushgatewayGrouping');
+    assert.equal(schema.additionalProperties, false);
+    const valueSchema = (name: string): Schema | boolean | undefined => {
+      if (Object.hasOwn(schema.properties ?? {}, name)) return false;
+      const matching = Object.entries(schema.patternProperties ?? {}).filter(([pattern]) => new RegExp(pattern).test(name));
+      if (matching.length === 0) return undefined;
+      return matching.some(([, each]) => each === false) ? false : (matching[0]?.[1] as Schema);
+    };
+    const takes = ([name, value]: [string, string]): boolean => {
+      const each = valueSchema(name);
+      return typeof each === 'object' && schemaAccepts(each, value);
+    };
+    const collectorTakes = ([name, value]: [string, string]): boolean =>
+      collectorAccepts('TRGC_PUSHGATEWAY_GROUPING', `${name}=${value}`, { TRGC_PUSHGATEWAY_URL: 'http://gw:9091' });
+    const disagreements = GROUPINGS.filter((row) => takes(row) !== collectorTakes(row));
+    assert.deepEqual(disagreements, []);
+  });
 
   it('labelPrefix: the schema takes exactly the prefixes the collector takes', () => {
     const schema = property('labelPrefix');
