@@ -8,14 +8,17 @@
  *   variable, and commas on the command line too (`--namespace ci,team-a`).
  * - An empty variable counts as unset, so a chart can always render every variable.
  * - A `TRGC_` variable that names no flag is an error, as an unknown flag is: a typo in a
- *   chart would otherwise go unnoticed. Kubernetes' service-link variables
- *   (`TRGC_SERVICE_HOST`, `TRGC_PORT_…`, injected when a Service is named `trgc`) are ignored.
+ *   chart would otherwise go unnoticed. Kubernetes' service-link variables, injected into
+ *   every pod for every Service of its namespace (`TRGC_METRICS_SERVICE_HOST` for a Service
+ *   `trgc-metrics`), are ignored: exactly their patterns, nothing else.
  * - A flag that takes one value may be given once; a second one is an error rather than
  *   a silent override.
  * - `--help` and `--version` win over anything else on the command line.
  */
 import type { RetentionDuration } from './core/types.js';
 import { parseDurationMs, parseRetentionDuration, type Parsed } from './core/retention.js';
+import { gatewayPathProblem, parseGroupingLabel, type GroupingLabel } from './pushgateway.js';
+import { redactUrl } from './redact.js';
 import { PROGRESS_MODES, type ProgressMode } from './progress.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './report/model.js';
 import { parseSchedule, parseTimeZone } from './schedule.js';
@@ -60,6 +63,8 @@ export interface Config {
   progress: ProgressMode;
   /** Push metrics to this Prometheus Pushgateway at the end of each pass. */
   pushgatewayUrl?: string;
+  /** Labels besides `job` of the group the metrics go to; only with `pushgatewayUrl`. */
+  pushgatewayGrouping?: GroupingLabel[];
   /** Where each setting that was given came from, `--min-age` or `TRGC_MIN_AGE`; absent when every setting has its default. */
   origins?: { readonly [F in FlagName]?: string };
 }
@@ -110,6 +115,7 @@ const FLAG_KINDS = {
   'time-zone': 'value',
   progress: 'value',
   'pushgateway-url': 'value',
+  'pushgateway-grouping': 'list',
 } as const satisfies Record<string, 'boolean' | 'value' | 'list'>;
 
 export type FlagName = keyof typeof FLAG_KINDS;
@@ -263,8 +269,7 @@ function addOptionalSettings(config: Config, settings: Settings): void {
   const context = settings.one('context', nonEmptyParser('kind-ci'));
   if (context !== undefined) config.context = context;
   addScheduleSettings(config, settings);
-  const pushgatewayUrl = settings.one('pushgateway-url', parseHttpUrl);
-  if (pushgatewayUrl !== undefined) config.pushgatewayUrl = pushgatewayUrl;
+  addPushgatewaySettings(config, settings);
 }
 
 function addScheduleSettings(config: Config, settings: Settings): void {
@@ -277,6 +282,21 @@ function addScheduleSettings(config: Config, settings: Settings): void {
   if (timeZone === undefined) return;
   if (schedule === undefined) throw new ConfigError(`${settings.origin('time-zone')} ${quote(timeZone)}: applies only with --schedule, such as --schedule "0 3 * * *" --time-zone ${timeZone}`);
   config.timeZone = timeZone;
+}
+
+function addPushgatewaySettings(config: Config, settings: Settings): void {
+  const pushgatewayUrl = settings.one('pushgateway-url', parsePushgatewayUrl);
+  if (pushgatewayUrl !== undefined) config.pushgatewayUrl = pushgatewayUrl;
+  const grouping = settings.list('pushgateway-grouping', parseGroupingLabel);
+  if (grouping.length === 0) return;
+  const origin = settings.origin('pushgateway-grouping');
+  const given = grouping.map(({ name, value }) => `${name}=${value}`).join(',');
+  if (pushgatewayUrl === undefined) {
+    throw new ConfigError(`${origin} ${quote(given)}: applies only with --pushgateway-url, such as --pushgateway-url http://pushgateway.monitoring:9091 --pushgateway-grouping ${given}`);
+  }
+  const twice = grouping.find((label, index) => grouping.findIndex((other) => other.name === label.name) !== index);
+  if (twice !== undefined) throw new ConfigError(`${origin} ${quote(given)}: label ${twice.name} given twice; give each label once, such as instance=ci-gc,cluster=prod`);
+  config.pushgatewayGrouping = grouping;
 }
 
 /** A value parser: the value, or what was expected (`expected …, such as …`). */
@@ -327,9 +347,12 @@ function parseListPart<T>(origin: string, text: string, part: string, parse: Par
   throw new ConfigError(`${origin} ${quote(text)}: ${which}${parsed.error}`);
 }
 
-/** JSON quoting keeps a message on one line whatever the value holds. */
+/**
+ * JSON quoting keeps a message on one line whatever the value holds; a URL's credentials
+ * stay out of it (a Pushgateway URL with a password that fails to parse is still secret).
+ */
 function quote(text: string): string {
-  return JSON.stringify(text);
+  return JSON.stringify(redactUrl(text));
 }
 
 // ---- the command line ----
@@ -433,12 +456,25 @@ export const FLAG_EXAMPLES: { readonly [F in FlagName]: string } = {
   'time-zone': '--time-zone Europe/Berlin',
   progress: '--progress never',
   'pushgateway-url': '--pushgateway-url http://pushgateway.monitoring:9091',
+  'pushgateway-grouping': '--pushgateway-grouping instance=ci-gc,cluster=prod',
 };
 
 // ---- the environment ----
 
-/** Service-link variables Kubernetes injects for a Service named `trgc`: not ours. */
-const SERVICE_LINK = /^TRGC_(SERVICE_|PORT($|_))/;
+/**
+ * The variables Kubernetes injects for each Service of the pod's namespace (kubelet's
+ * envvars.FromServices): `<SERVICE>_SERVICE_HOST`, `<SERVICE>_SERVICE_PORT`,
+ * `<SERVICE>_SERVICE_PORT_<PORT NAME>`, `<SERVICE>_PORT` and
+ * `<SERVICE>_PORT_<n>_<TCP|UDP|SCTP>[_PROTO|_PORT|_ADDR]`, the Service's name upper-cased
+ * with `_` for `-`. Those of a Service whose name starts with `trgc-` (or is `trgc`) are
+ * not ours. Nothing else is ignored: a misspelt setting still fails.
+ */
+const SERVICE_LINK = new RegExp(
+  [
+    '^TRGC(_[A-Z0-9_]*[A-Z0-9])?_', // the Service: trgc, or trgc-<rest>
+    '(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9]([A-Z0-9_]*[A-Z0-9])?)?|PORT(_[1-9][0-9]{0,4}_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?)$',
+  ].join(''),
+);
 
 function checkEnvNames(env: Readonly<Record<string, string | undefined>>): void {
   const known = FLAG_NAMES.map(envVarName);
@@ -547,11 +583,14 @@ function oneOfParser<T extends string>(choices: readonly T[], sample: T): Parse<
   };
 }
 
-/** An http or https URL, such as a Pushgateway's. */
-function parseHttpUrl(text: string): Parsed<string> {
+/** A Pushgateway's http or https URL: its address, and a path prefix when it is behind a proxy. */
+function parsePushgatewayUrl(text: string): Parsed<string> {
   const url = URL.canParse(text) ? new URL(text) : undefined;
-  if (url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:') && url.search === '' && url.hash === '') return ok(text);
-  return expected('an http or https URL without a query, such as http://pushgateway.monitoring:9091');
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '') {
+    return expected('an http or https URL without a query, such as http://pushgateway.monitoring:9091');
+  }
+  const problem = gatewayPathProblem(url);
+  return problem === undefined ? ok(text) : { ok: false, error: problem };
 }
 
 function nonEmptyParser(sample: string): Parse<string> {

@@ -152,7 +152,21 @@ const FLAG_DOCS: { readonly [F in FlagName]: FlagDoc } = {
     text: [
       'At the end of each pass, push its metrics (targets, decisions by reason, deletions by',
       'result, errors, duration, time of the last successful pass) to this Prometheus',
-      'Pushgateway, as job tekton-resource-gc. A failed push is logged, never fails the pass.',
+      'Pushgateway, as job tekton-resource-gc. A pass that ran as planned (exit 0) replaces its',
+      'group; exit 3 adds its counts and keeps the last success; exit 1 pushes only its exit',
+      'code, errors, duration and time, so the last counts stay. The address alone, or with a',
+      'proxy\'s path prefix: a path with /metrics is refused (use --pushgateway-grouping). A',
+      'failed push is logged, never fails the pass. Credentials in the URL are never logged.',
+    ],
+  },
+  'pushgateway-grouping': {
+    value: 'NAME=VALUE',
+    text: [
+      'Labels besides job of the group the metrics go to, comma-separated or repeated. Give',
+      'each install that pushes to one gateway its own (the chart sets instance and namespace):',
+      'installs in one group replace each other\'s metrics. Prometheus label names; not job,',
+      'action, reason, result or __*. Values non-empty, without commas. Only with',
+      '--pushgateway-url. Without it: job alone.',
     ],
   },
 };
@@ -195,7 +209,9 @@ ${FLAG_NAMES.map(flagSection).join('\n')}
 Environment:
   Every flag can be set by the variable shown (repeatable flags: a comma-separated list).
   A flag on the command line wins over its variable. An empty variable counts as unset.
-  A TRGC_ variable that names no flag is an error. KUBECONFIG is read as kubectl reads it.
+  A TRGC_ variable that names no flag is an error, but for the service-link variables
+  Kubernetes injects for a Service named trgc-... (TRGC_..._SERVICE_HOST, TRGC_..._PORT...).
+  KUBECONFIG is read as kubectl reads it.
 
 Labels and annotations on a PipelineResource (label first, then annotation of the same key):
   <prefix>/retain: "true"         keep it (on a Namespace, as a label: keep all in it)
@@ -227,7 +243,7 @@ Examples:
 
   # Stay running: a pass every midnight, Berlin time, with Events and metrics
   tekton-resource-gc --schedule @daily --time-zone Europe/Berlin --events \\
-    --pushgateway-url http://pushgateway.monitoring:9091
+    --pushgateway-url http://pushgateway.monitoring:9091 --pushgateway-grouping instance=ci-gc
 
   # Settings from the environment, as the Helm chart passes them
   TRGC_DRY_RUN=true TRGC_NAMESPACE=ci,team-a TRGC_MIN_AGE=2h tekton-resource-gc

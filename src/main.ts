@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
 import { ConfigError, parseConfig, type Config, type TargetName } from './config.js';
 import { helpText } from './help.js';
 import { KubeCluster } from './kube/cluster.js';
@@ -10,9 +11,9 @@ import { KubeHttp, httpOptions } from './kube/http.js';
 import { createLogger, type Logger } from './log.js';
 import type { PassFacts } from './metrics.js';
 import { TerminalProgress, progressWanted } from './progress.js';
+import { redactUrl } from './redact.js';
 import { EXPLAIN_RENDERERS } from './report/explain.js';
 import { renderReportChunks } from './report/render.js';
-import { writeReportFile } from './reportfile.js';
 import { localTimeZone, runOnSchedule } from './schedule.js';
 import { abortableSleep } from './sleep.js';
 import { explainTarget, runPass } from './sweep.js';
@@ -123,16 +124,18 @@ async function onePass(config: Config, io: PassIo): Promise<number> {
 }
 
 /** A push that fails is logged and leaves the exit status alone: the pass itself went as it went. */
-async function pushPassMetrics(config: Pick<Config, 'pushgatewayUrl' | 'requestTimeoutMs'>, facts: PassFacts, log: Logger): Promise<void> {
+async function pushPassMetrics(config: Pick<Config, 'pushgatewayUrl' | 'pushgatewayGrouping' | 'requestTimeoutMs'>, facts: PassFacts, log: Logger): Promise<void> {
   const url = config.pushgatewayUrl;
   if (url === undefined) return;
+  // The URL may hold basic-auth credentials; the logs never do.
+  const shown = redactUrl(url);
   try {
     // Loaded only when asked for: prom-client costs a third of a second and 10 MiB on every pass.
-    const { passMetrics, pushMetrics } = await import('./metrics.js');
-    await pushMetrics(url, passMetrics(facts), { replace: facts.exitCode === 0, timeoutMs: config.requestTimeoutMs });
-    log.debug({ pushgateway: url }, 'metrics pushed');
+    const { pushPass } = await import('./metrics.js');
+    await pushPass(url, facts, { grouping: config.pushgatewayGrouping ?? [], timeoutMs: config.requestTimeoutMs });
+    log.debug({ pushgateway: shown }, 'metrics pushed');
   } catch (error) {
-    log.error({ pushgateway: url, err: error instanceof Error ? error.message : String(error) }, 'could not push the metrics; the pass is not affected');
+    log.error({ pushgateway: shown, err: error instanceof Error ? error.message : String(error) }, 'could not push the metrics; the pass is not affected');
   }
 }
 
@@ -172,10 +175,30 @@ function usageError(error: unknown): number {
   throw error;
 }
 
+/** Written beside the target and renamed into place: a reader never sees half a report. */
 /** Rendered a piece at a time: a report of 40,000 targets is never one string. */
 async function writeChunks(stream: NodeJS.WritableStream, chunks: Iterable<string>): Promise<void> {
   for (const chunk of chunks) {
     if (!stream.write(chunk)) await once(stream, 'drain');
+  }
+}
+
+async function writeReportFile(file: string, chunks: Iterable<string>, log: Logger): Promise<boolean> {
+  const partial = `${file}.partial-${process.pid}`;
+  try {
+    const handle = await open(partial, 'w');
+    try {
+      for (const chunk of chunks) await handle.write(chunk);
+    } finally {
+      await handle.close();
+    }
+    await rename(partial, file);
+    return true;
+  } catch (error) {
+    // The report that was there stays whole; only our partial copy goes.
+    await rm(partial, { force: true }).catch(() => undefined);
+    log.error({ err: error instanceof Error ? error.message : String(error), file }, 'could not write the report file');
+    return false;
   }
 }
 

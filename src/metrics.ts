@@ -5,10 +5,13 @@
  * Choices (for the README):
  * - Gauges, one value per pass: a job that exits has no counter to keep. Every reason and
  *   every result is pushed, zeros included, so a series never vanishes between passes.
- * - A pass that ran as planned (exit 0) replaces the job's whole group (PUT), with
- *   `tekton_resource_gc_last_success_timestamp_seconds`. Any other pass adds to it (POST):
- *   its own values replace the previous pass's, and the time of the last success stays, so
- *   an alert on its age fires when passes keep failing.
+ * - The group is `job="tekton-resource-gc"` and the labels of --pushgateway-grouping
+ *   (pushgateway.ts): each install has its own, so no install's push touches another's.
+ * - What a pass pushes, and how, follows from its exit status (PUSH_PLANS): a pass that ran
+ *   as planned replaces its group (PUT); one that ran but failed deletes (exit 3) adds its
+ *   counts (POST), keeping the time of the last success; one that could not run (exit 1)
+ *   adds only what it knows, its exit code, errors, duration and time, so the last good
+ *   counts stay and an alert on the age of the last success fires.
  * - A push that fails is logged; it never changes the pass's exit status.
  */
 import http from 'node:http';
@@ -16,10 +19,9 @@ import https from 'node:https';
 import { Gauge, Registry } from 'prom-client';
 import { actionFor } from './core/decide.js';
 import { REASONS } from './core/types.js';
+import { gatewayPathProblem, groupingPath, type GroupingLabel } from './pushgateway.js';
 import { RESULTS, type Report } from './report/model.js';
 
-/** The Pushgateway job the metrics are grouped under. */
-export const PUSH_JOB = 'tekton-resource-gc';
 const PREFIX = 'tekton_resource_gc';
 /** Results that say what became of a delete decision; `kept` is in decisions by reason. */
 export const DELETION_RESULTS = RESULTS.filter((result) => result !== 'kept');
@@ -33,10 +35,55 @@ export interface PassFacts {
   finishedAt: Date;
 }
 
-/** The registry of one pass. */
+/** What a pass can vouch for, by its exit status (SPEC.md section 4). */
+export type PassKind = 'as-planned' | 'partial' | 'could-not-run';
+
+export function passKind(exitCode: number): PassKind {
+  if (exitCode === 0) return 'as-planned';
+  if (exitCode === 3) return 'partial';
+  return 'could-not-run';
+}
+
+export interface PushPlan {
+  /** PUT replaces the whole group; POST replaces only the metrics it sends. */
+  method: 'PUT' | 'POST';
+  /** Targets, runs, decisions, deletions and dry_run. */
+  counts: boolean;
+  /** The time of the last success: this pass's finish. */
+  success: boolean;
+}
+
+export const PUSH_PLANS: Record<PassKind, PushPlan> = {
+  // Everything it saw and did, and the group holds nothing older.
+  'as-planned': { method: 'PUT', counts: true, success: true },
+  // It read the cluster and decided: its counts are true, failed and aborted deletes
+  // included. The time of the last success stays, so the alert on its age can fire.
+  partial: { method: 'POST', counts: true, success: false },
+  // It never saw the whole cluster: zeros would replace the last good counts. It adds only
+  // its exit code, errors, duration and time; the counts of the last pass that ran stay.
+  'could-not-run': { method: 'POST', counts: false, success: false },
+};
+
+/** The registry of one pass: what its plan says it may push. */
 export function passMetrics(pass: PassFacts): Registry {
   const registry = new Registry();
   const gauge = (name: string, help: string, labelNames: readonly string[] = []): Gauge => new Gauge({ name: `${PREFIX}_${name}`, help, labelNames, registers: [registry] });
+  const plan = PUSH_PLANS[passKind(pass.exitCode)];
+  if (plan.counts) countMetrics(pass, gauge);
+  gauge('errors', 'Pass-level errors of the last pass: a list that failed, the deletion cap, an interruption. Failed deletes are in deletions{result="failed"}.').set(
+    pass.report?.errors?.length ?? 0,
+  );
+  gauge('exit_code', 'Exit status of the last pass: 0 as planned, 1 could not run, 3 failed deletes or the cap.').set(pass.exitCode);
+  gauge('pass_duration_seconds', 'How long the last pass took.').set((pass.finishedAt.getTime() - pass.startedAt.getTime()) / 1000);
+  gauge('last_pass_timestamp_seconds', 'When the last pass finished, in seconds since the Unix epoch.').set(pass.finishedAt.getTime() / 1000);
+  if (plan.success) {
+    gauge('last_success_timestamp_seconds', 'When the last pass that ran as planned (exit 0) finished, in seconds since the Unix epoch.').set(pass.finishedAt.getTime() / 1000);
+  }
+  return registry;
+}
+
+/** What only a pass that read the cluster knows. */
+function countMetrics(pass: PassFacts, gauge: (name: string, help: string, labelNames?: readonly string[]) => Gauge): void {
   const summary = pass.report?.summary;
   gauge('targets', 'PipelineResources in scope that the last pass saw.').set(summary?.targets ?? 0);
   gauge('runs', 'PipelineRuns and TaskRuns that the last pass listed.').set(summary?.runs ?? 0);
@@ -44,39 +91,40 @@ export function passMetrics(pass: PassFacts): Registry {
   for (const reason of REASONS) decisions.set({ action: actionFor(reason), reason }, summary?.reasons[reason] ?? 0);
   const deletions = gauge('deletions', 'Delete decisions of the last pass by result: would-delete in a dry run; deleted, gone, changed, failed or aborted in a live one.', ['result']);
   for (const result of DELETION_RESULTS) deletions.set({ result }, summary?.results[result] ?? 0);
-  gauge('errors', 'Pass-level errors of the last pass: a list that failed, the deletion cap, an interruption. Failed deletes are in deletions{result="failed"}.').set(
-    pass.report?.errors?.length ?? 0,
-  );
   gauge('dry_run', '1 when the last pass was a dry run, else 0.').set(pass.dryRun ? 1 : 0);
-  gauge('exit_code', 'Exit status of the last pass: 0 as planned, 1 could not run, 3 failed deletes or the cap.').set(pass.exitCode);
-  gauge('pass_duration_seconds', 'How long the last pass took.').set((pass.finishedAt.getTime() - pass.startedAt.getTime()) / 1000);
-  gauge('last_pass_timestamp_seconds', 'When the last pass finished, in seconds since the Unix epoch.').set(pass.finishedAt.getTime() / 1000);
-  if (pass.exitCode === 0) {
-    gauge('last_success_timestamp_seconds', 'When the last pass that ran as planned (exit 0) finished, in seconds since the Unix epoch.').set(pass.finishedAt.getTime() / 1000);
-  }
-  return registry;
-}
-
-/** `<url>/metrics/job/tekton-resource-gc`, keeping a path the URL already has (a gateway behind a proxy). */
-export function pushUrl(gateway: string): URL {
-  const url = new URL(gateway);
-  url.pathname = `${url.pathname.replace(/\/+$/, '')}/metrics/job/${encodeURIComponent(PUSH_JOB)}`;
-  return url;
 }
 
 /**
- * Sends the registry: PUT replaces the job's group, POST adds to it. Rejects on a refusal
- * (any status from 300 up) or when no answer comes within `timeoutMs`.
+ * `<url>/metrics/job/tekton-resource-gc/<label>/<value>...`, below any path prefix the URL
+ * has (a gateway behind a proxy). A URL whose path already names a group is refused:
+ * appending to it would push to a group nobody asked for.
  */
-export async function pushMetrics(gateway: string, registry: Registry, options: { replace: boolean; timeoutMs: number }): Promise<void> {
+export function pushUrl(gateway: string, grouping: readonly GroupingLabel[] = []): URL {
+  const url = new URL(gateway);
+  const problem = gatewayPathProblem(url);
+  if (problem !== undefined) throw new Error(`the Pushgateway URL ${problem}`);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}${groupingPath(grouping)}`;
+  return url;
+}
+
+/** Pushes the metrics of one pass to its group, as its plan says. */
+export async function pushPass(gateway: string, pass: PassFacts, options: { grouping: readonly GroupingLabel[]; timeoutMs: number }): Promise<void> {
+  const { method } = PUSH_PLANS[passKind(pass.exitCode)];
+  await pushMetrics(pushUrl(gateway, options.grouping), passMetrics(pass), { method, timeoutMs: options.timeoutMs });
+}
+
+/**
+ * Sends the registry: PUT replaces the group, POST replaces the metrics it sends. Rejects
+ * on a refusal (any status from 300 up) or when no answer comes within `timeoutMs`.
+ */
+export async function pushMetrics(url: URL, registry: Registry, options: { method: 'PUT' | 'POST'; timeoutMs: number }): Promise<void> {
   const body = await registry.metrics();
-  const url = pushUrl(gateway);
   const transport = url.protocol === 'https:' ? https : http;
   await new Promise<void>((resolve, reject) => {
     const request = transport.request(
       url,
       {
-        method: options.replace ? 'PUT' : 'POST',
+        method: options.method,
         headers: { 'content-type': registry.contentType, 'content-length': Buffer.byteLength(body) },
         timeout: options.timeoutMs,
       },

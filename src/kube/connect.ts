@@ -4,6 +4,7 @@ import path from 'node:path';
 import { isIPv6 } from 'node:net';
 import yaml from 'js-yaml';
 import { ConfigError } from '../config.js';
+import { redactUrl } from '../redact.js';
 
 /** Where a pod's service account credentials are mounted. */
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -311,7 +312,7 @@ function checkCluster(cluster: Entry, where: string): void {
   // The token would travel in clear; say so here, in one line, not at the first request.
   if (server.startsWith('http:') && !insecure) {
     throw new ConfigError(
-      `${where}: cluster "${cluster.name}" has a plain http server ${server}: use https, or set insecure-skip-tls-verify: true on that cluster to send credentials unencrypted`,
+      `${where}: cluster "${cluster.name}" has a plain http server ${redactUrl(server)}: use https, or set insecure-skip-tls-verify: true on that cluster to send credentials unencrypted`,
     );
   }
   if (optionalString(cluster.body, 'proxy-url', cluster) !== undefined) {

@@ -21,6 +21,8 @@ interface BadCase {
   names: string;
   /** What the line must show: an example or the valid choices. */
   shows: RegExp;
+  /** What stderr must not hold: a credential in the value. */
+  hides?: string;
 }
 
 const FLAG_CASES: BadCase[] = [
@@ -30,6 +32,23 @@ const FLAG_CASES: BadCase[] = [
   { what: 'a schedule with a minute out of range', argv: ['--schedule', '61 * * * *'], names: '--schedule', shows: /such as "17 \* \* \* \*"/ },
   { what: 'a time zone nobody has', argv: ['--schedule', '@hourly', '--time-zone', 'Mars/Olympus'], names: '--time-zone', shows: /such as Europe\/Berlin/ },
   { what: 'a pushgateway that is not http', argv: [], env: { TRGC_PUSHGATEWAY_URL: 'ftp://pushgateway:9091' }, names: 'TRGC_PUSHGATEWAY_URL', shows: /such as http:\/\/pushgateway\.monitoring:9091/ },
+  {
+    what: 'a pushgateway URL that names a group, with a password',
+    argv: [],
+    env: { TRGC_PUSHGATEWAY_URL: 'http://robot:s3cret@gw:9091/metrics/job/gc/instance/a' },
+    names: 'TRGC_PUSHGATEWAY_URL "http://REDACTED@gw:9091/metrics/job/gc/instance/a"',
+    shows: /such as --pushgateway-url http:\/\/gw:9091 --pushgateway-grouping instance=ci-gc$/,
+    hides: 's3cret',
+  },
+  { what: 'a grouping that sets job', argv: ['--pushgateway-url', 'http://gw:9091', '--pushgateway-grouping', 'job=gc'], names: '--pushgateway-grouping', shows: /job is always tekton-resource-gc.*such as instance=ci-gc,cluster=prod/ },
+  { what: 'a grouping without a gateway', argv: [], env: { TRGC_PUSHGATEWAY_GROUPING: 'instance=gc' }, names: 'TRGC_PUSHGATEWAY_GROUPING', shows: /applies only with --pushgateway-url, such as/ },
+  {
+    what: "a bad setting beside the variables of a Service named trgc-metrics, which are not the collector's",
+    argv: [],
+    env: { TRGC_METRICS_SERVICE_HOST: '10.0.0.9', TRGC_METRICS_SERVICE_PORT: '9091', TRGC_METRICS_PORT: 'tcp://10.0.0.9:9091', TRGC_METRICS_PORT_9091_TCP_ADDR: '10.0.0.9', TRGC_QPS: 'fast' },
+    names: 'TRGC_QPS',
+    shows: /such as 20/,
+  },
   { what: 'a namespace with upper case', argv: ['--namespace', 'Team_A'], names: '--namespace', shows: /such as team-a/ },
   { what: 'a namespace list with an empty member', argv: [], env: { TRGC_NAMESPACE: 'ci,,b' }, names: 'TRGC_NAMESPACE', shows: /such as team-a/ },
   { what: 'an exclusion ending in a dash', argv: ['--exclude-namespace', 'kube-'], names: '--exclude-namespace', shows: /such as team-a/ },
@@ -83,6 +102,7 @@ function assertOneLine(row: BadCase, result: CliResult | undefined): void {
   assert.ok(line.startsWith('tekton-resource-gc: '), line);
   assert.ok(line.includes(row.names), `${line} names ${row.names}`);
   assert.match(line, row.shows);
+  if (row.hides !== undefined) assert.ok(!result.stderr.includes(row.hides), `${line} shows ${row.hides}`);
 }
 
 describe('bad configuration through the CLI: exit 2 and one line', () => {
@@ -109,6 +129,7 @@ describe('bad configuration through the CLI: exit 2 and one line', () => {
     const noCurrent = await file('no-current.yaml', context('c'));
     const missingCluster = await file('missing-cluster.yaml', `${context('elsewhere')}current-context: ci\n`);
     const plainHttp = await file('plain-http.yaml', `${context('c', 'http://127.0.0.1:8001')}current-context: ci\n`);
+    const plainHttpWithPassword = await file('plain-http-password.yaml', `${context('c', 'http://admin:hunter2@127.0.0.1:8001')}current-context: ci\n`);
     const good = await file('good.yaml', `${context('c')}current-context: ci\n`);
     const execPlugin = await file(
       'exec.yaml',
@@ -125,6 +146,13 @@ describe('bad configuration through the CLI: exit 2 and one line', () => {
       { what: 'an unknown --context', argv: ['--kubeconfig', good, '--context', 'prod'], names: '--context "prod"', shows: /no such context in the kubeconfig; valid: ci/ },
       { what: 'a context whose cluster is missing', argv: ['--kubeconfig', missingCluster], names: '--kubeconfig', shows: /context "ci" names no cluster with a server URL; .*--context \(valid: ci\)/ },
       { what: 'a plain http server', argv: ['--kubeconfig', plainHttp], names: '--kubeconfig', shows: /plain http server http:\/\/127\.0\.0\.1:8001: use https, or set insecure-skip-tls-verify: true/ },
+      {
+        what: 'a plain http server with a password in its URL',
+        argv: ['--kubeconfig', plainHttpWithPassword],
+        names: '--kubeconfig',
+        shows: /plain http server http:\/\/REDACTED@127\.0\.0\.1:8001\/: use https/,
+        hides: 'hunter2',
+      },
       { what: 'a credential plugin that cannot run', argv: ['--kubeconfig', execPlugin], names: 'kubeconfig context "ci"', shows: /cannot be used: spawn \/nonexistent\/credential-plugin ENOENT/ },
       { what: 'no kubeconfig anywhere', argv: [], names: 'no Kubernetes credentials', shows: /pass --kubeconfig FILE, set KUBECONFIG/ },
     );
@@ -152,8 +180,8 @@ describe('bad configuration through the CLI: exit 2 and one line', () => {
 
   describe('kubeconfigs', () => {
     // The cases exist once before() has made their files; one test checks them all.
-    test('missing, not YAML, empty, without a current context or cluster, plain http, a broken plugin, none at all', () => {
-      assert.equal(kubeconfigCases.length, 11);
+    test('missing, not YAML, empty, without a current context or cluster, plain http (its password hidden), a broken plugin, none at all', () => {
+      assert.equal(kubeconfigCases.length, 12);
       for (const row of kubeconfigCases) {
         try {
           assertOneLine(row, kubeconfigResults.get(row));

@@ -189,6 +189,29 @@ const VALID: ValidRow[] = [
   { flag: 'progress', argv: ['--progress', 'never'], expect: { progress: 'never' } },
   // The default, from the variable.
   { flag: 'progress', argv: [], env: { TRGC_PROGRESS: 'auto' }, expect: { progress: 'auto' } },
+  // A proxy's prefix that merely contains the word is not a grouping key.
+  { flag: 'pushgateway-url', argv: ['--pushgateway-url', 'https://example.com/metrics-gateway/'], expect: { pushgatewayUrl: 'https://example.com/metrics-gateway/' } },
+  // Repeated and comma-separated, in the order given; a value may hold '=', '/' and spaces.
+  {
+    flag: 'pushgateway-grouping',
+    argv: ['--pushgateway-url', 'http://gw:9091', '--pushgateway-grouping', 'instance=ci-gc,path=/var/tmp', '--pushgateway-grouping', '_shard=a=b c'],
+    expect: {
+      pushgatewayGrouping: [
+        { name: 'instance', value: 'ci-gc' },
+        { name: 'path', value: '/var/tmp' },
+        { name: '_shard', value: 'a=b c' },
+      ],
+    },
+  },
+  // The chart's variables.
+  {
+    flag: 'pushgateway-grouping',
+    argv: [],
+    env: { TRGC_PUSHGATEWAY_URL: 'http://gw:9091', TRGC_PUSHGATEWAY_GROUPING: 'instance=gc,namespace=tekton-resource-gc' },
+    expect: { pushgatewayGrouping: [{ name: 'instance', value: 'gc' }, { name: 'namespace', value: 'tekton-resource-gc' }] },
+  },
+  // Without the URL the chart renders the variable empty: unset.
+  { flag: 'pushgateway-grouping', argv: [], env: { TRGC_PUSHGATEWAY_URL: '', TRGC_PUSHGATEWAY_GROUPING: '' }, expect: { pushgatewayUrl: undefined, pushgatewayGrouping: undefined } },
 ];
 
 describe('parseConfig: valid values', () => {
@@ -214,7 +237,11 @@ const NAMESPACE_EXPECTED =
 const SELECTOR_EXPECTED = 'expected a label selector such as "app=ci,tier!=cache,env in (prod,staging),!legacy"';
 const MIN_AGE_EXPECTED = 'expected a duration such as 30m, 1h, 2d or PT1H';
 
-const SCHEDULE_EXPECTED = 'expected five cron fields such as "17 * * * *" or "0 3 * * MON-FRI", or @hourly, @daily, @weekly, @monthly, @yearly';
+const GROUPING_EXPECTED = 'expected NAME=VALUE labels, such as instance=ci-gc,cluster=prod';
+const GATEWAY_PATH_REFUSED = (base: string): string =>
+  `its path holds a grouping key (/metrics/…), which the collector writes itself; give the gateway's address and the labels apart, such as --pushgateway-url ${base} --pushgateway-grouping instance=ci-gc`;
+
+const SCHEDULE_EXPECTED = 'expected five cron fields such as "17 * * * *" or "0 3 * * MON-FRI", or @hourly, @daily, @weekly, @monthly, @yearly, @every 6h';
 
 const INVALID: InvalidRow[] = [
   // auto or never; a TTY alone does not force the line.
@@ -224,8 +251,8 @@ const INVALID: InvalidRow[] = [
   { flag: 'events', argv: ['--events=on'], message: '--events "on": expected true or false, such as --events, --events=false or TRGC_EVENTS=true' },
   // Six fields (seconds): Kubernetes takes five.
   { flag: 'schedule', argv: ['--schedule', '0 */5 * * * *'], message: `--schedule "0 */5 * * * *": 6 fields; ${SCHEDULE_EXPECTED}` },
-  // A minute out of range, as cron-parser says it.
-  { flag: 'schedule', argv: [], env: { TRGC_SCHEDULE: '60 * * * *' }, message: `TRGC_SCHEDULE "60 * * * *": Constraint error, got value 60 expected range 0-59; ${SCHEDULE_EXPECTED}` },
+  // A minute out of range, named with its field.
+  { flag: 'schedule', argv: [], env: { TRGC_SCHEDULE: '60 * * * *' }, message: `TRGC_SCHEDULE "60 * * * *": the minute field "60": 60 is above the maximum, 59; ${SCHEDULE_EXPECTED}` },
   // An unknown zone.
   {
     flag: 'time-zone',
@@ -239,6 +266,68 @@ const INVALID: InvalidRow[] = [
     flag: 'pushgateway-url',
     argv: ['--pushgateway-url', 'pushgateway:9091'],
     message: '--pushgateway-url "pushgateway:9091": expected an http or https URL without a query, such as http://pushgateway.monitoring:9091',
+  },
+  // A path that already names a group would be mangled by the grouping the collector adds.
+  {
+    flag: 'pushgateway-url',
+    argv: ['--pushgateway-url', 'http://gw:9091/metrics/job/gc/instance/a'],
+    message: `--pushgateway-url "http://gw:9091/metrics/job/gc/instance/a": ${GATEWAY_PATH_REFUSED('http://gw:9091')}`,
+  },
+  // Behind a proxy, the prefix before /metrics is the address to give; the password never shows.
+  {
+    flag: 'pushgateway-url',
+    argv: [],
+    env: { TRGC_PUSHGATEWAY_URL: 'https://robot:s3cret@example.com/gw/metrics' },
+    message: `TRGC_PUSHGATEWAY_URL "https://REDACTED@example.com/gw/metrics": ${GATEWAY_PATH_REFUSED('https://example.com/gw')}`,
+  },
+  // Not NAME=VALUE.
+  {
+    flag: 'pushgateway-grouping',
+    argv: ['--pushgateway-url', 'http://gw:9091', '--pushgateway-grouping', 'instance'],
+    message: `--pushgateway-grouping "instance": ${GROUPING_EXPECTED}`,
+  },
+  // Not a Prometheus label name; the bad part is named.
+  {
+    flag: 'pushgateway-grouping',
+    argv: ['--pushgateway-url', 'http://gw:9091', '--pushgateway-grouping', 'instance=a,my-label=b'],
+    message: `--pushgateway-grouping "instance=a,my-label=b": "my-label=b" in it is not valid; "my-label" is not a Prometheus label name (letters, digits and _, not starting with a digit); ${GROUPING_EXPECTED}`,
+  },
+  // job is the collector's, always.
+  {
+    flag: 'pushgateway-grouping',
+    argv: [],
+    env: { TRGC_PUSHGATEWAY_URL: 'http://gw:9091', TRGC_PUSHGATEWAY_GROUPING: 'job=gc' },
+    message: `TRGC_PUSHGATEWAY_GROUPING "job=gc": job is always tekton-resource-gc and cannot be set; name the install with another label; ${GROUPING_EXPECTED}`,
+  },
+  // A label of the samples would fold every reason into one series.
+  {
+    flag: 'pushgateway-grouping',
+    argv: ['--pushgateway-url', 'http://gw:9091', '--pushgateway-grouping', 'reason=x'],
+    message: `--pushgateway-grouping "reason=x": reason is a label of the pushed metrics and cannot also group them; ${GROUPING_EXPECTED}`,
+  },
+  // Reserved to Prometheus.
+  {
+    flag: 'pushgateway-grouping',
+    argv: ['--pushgateway-url', 'http://gw:9091', '--pushgateway-grouping', '__name__=x'],
+    message: `--pushgateway-grouping "__name__=x": label names starting with __ are reserved to Prometheus; ${GROUPING_EXPECTED}`,
+  },
+  // An empty value.
+  {
+    flag: 'pushgateway-grouping',
+    argv: ['--pushgateway-url', 'http://gw:9091', '--pushgateway-grouping', 'instance='],
+    message: `--pushgateway-grouping "instance=": label instance has an empty value; ${GROUPING_EXPECTED}`,
+  },
+  // One label twice: which would win?
+  {
+    flag: 'pushgateway-grouping',
+    argv: ['--pushgateway-url', 'http://gw:9091', '--pushgateway-grouping', 'instance=a', '--pushgateway-grouping', 'instance=b'],
+    message: '--pushgateway-grouping "instance=a,instance=b": label instance given twice; give each label once, such as instance=ci-gc,cluster=prod',
+  },
+  // A grouping without a gateway does nothing, so it is a mistake.
+  {
+    flag: 'pushgateway-grouping',
+    argv: ['--pushgateway-grouping', 'instance=a'],
+    message: '--pushgateway-grouping "instance=a": applies only with --pushgateway-url, such as --pushgateway-url http://pushgateway.monitoring:9091 --pushgateway-grouping instance=a',
   },
   // A boolean takes only true or false after `=`.
   {
@@ -437,6 +526,54 @@ describe('parseConfig: environment', () => {
     assert.equal(envVarName('dry-run'), 'TRGC_DRY_RUN');
     assert.equal(envVarName('exclude-namespace'), 'TRGC_EXCLUDE_NAMESPACE');
   });
+});
+
+describe('parseConfig: Kubernetes service links', () => {
+  // What the kubelet injects for the Services of the pod's namespace (envvars.FromServices),
+  // for Services named trgc, trgc-metrics (named port http-metrics, and UDP 8125) and trgc--x.
+  const INJECTED = [
+    'TRGC_SERVICE_HOST',
+    'TRGC_SERVICE_PORT',
+    'TRGC_PORT',
+    'TRGC_PORT_80_TCP',
+    'TRGC_PORT_80_TCP_PROTO',
+    'TRGC_PORT_80_TCP_PORT',
+    'TRGC_PORT_80_TCP_ADDR',
+    'TRGC_METRICS_SERVICE_HOST',
+    'TRGC_METRICS_SERVICE_PORT',
+    'TRGC_METRICS_SERVICE_PORT_HTTP_METRICS',
+    'TRGC_METRICS_PORT',
+    'TRGC_METRICS_PORT_9091_TCP',
+    'TRGC_METRICS_PORT_8125_UDP_ADDR',
+    'TRGC_METRICS_PORT_65535_SCTP_PROTO',
+    // A Service named after a setting is still a Service.
+    'TRGC_DRY_RUN_SERVICE_HOST',
+    'TRGC__X_PORT_1_TCP_PORT',
+  ];
+
+  it('ignores every variable of a trgc-... Service', () => {
+    const env = Object.fromEntries(INJECTED.map((name) => [name, name.endsWith('_PORT') ? '9091' : '10.0.0.1']));
+    assert.deepEqual(configOf([], env), configOf([]));
+  });
+
+  // Near misses: not what the kubelet writes, so a typo of ours or a stray setting.
+  const NOT_INJECTED: [string, string][] = [
+    ['TRGC_METRICS_SERVICE_HOSTS', 'an S too many'],
+    ['TRGC_METRICS_SERVICE', 'no HOST or PORT'],
+    ['TRGC_METRICS_PORT_80', 'a port without its protocol'],
+    ['TRGC_METRICS_PORT_80_HTTP', 'a protocol Kubernetes has not'],
+    ['TRGC_METRICS_PORT_0_TCP', 'port 0'],
+    ['TRGC_METRICS_PORT_80_TCP_HOST', '_HOST is not a link suffix'],
+    ['TRGC_SERVICE_HOST_X', 'something after the suffix'],
+    ['TRGC_METRICS_SERVICE_PORT_', 'an empty port name'],
+    ['TRGC_PUSHGATEWAY_PORT_X', 'not a link either'],
+    ['TRGC_MAX_RETRY', 'a plain typo'],
+  ];
+  for (const [name, why] of NOT_INJECTED) {
+    it(`refuses ${name} (${why})`, () => {
+      assert.match(errorOf([], { [name]: 'x' }).message, new RegExp(`^unknown variable ${name}: `));
+    });
+  }
 });
 
 describe('parseConfig: help and version', () => {

@@ -1,0 +1,132 @@
+/**
+ * Issue 16's metrics, pure: the Pushgateway grouping key as a URL path, and what each kind
+ * of pass pushes and how. (Against a receiver that keeps groups as the Pushgateway does:
+ * test/integration/pushgateway.test.ts.)
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import type { Decision } from '../../src/core/types.js';
+import { PUSH_PLANS, passKind, passMetrics, pushUrl, type PassFacts } from '../../src/metrics.js';
+import { PUSH_JOB, SAMPLE_LABELS, groupingPath, type GroupingLabel } from '../../src/pushgateway.js';
+import { buildReport } from '../../src/report/build.js';
+import { target } from '../fixtures/unit/records.js';
+
+/**
+ * A grouping path read back as the Pushgateway reads it: the router percent-decodes the
+ * whole path, then splits it at `/`; `<name>@base64` marks a base64url value.
+ */
+function readGroupingPath(path: string): { job: string; labels: GroupingLabel[] } | string {
+  const segments = decodeURIComponent(path).split('/');
+  const [empty, metrics, job, jobName, ...rest] = segments;
+  if (empty !== '' || metrics !== 'metrics' || job !== 'job' || jobName === undefined) return `not a push path: ${path}`;
+  if (segments.some((segment, index) => index > 0 && (segment === '' || segment === '.' || segment === '..'))) return `a segment path cleaning changes: ${path}`;
+  if (rest.length % 2 !== 0) return `an odd number of label segments: ${path}`;
+  const labels: GroupingLabel[] = [];
+  for (let at = 0; at < rest.length; at += 2) {
+    const name = rest[at] ?? '';
+    const value = rest[at + 1] ?? '';
+    labels.push(name.endsWith('@base64') ? { name: name.slice(0, -'@base64'.length), value: Buffer.from(value, 'base64url').toString('utf8') } : { name, value });
+  }
+  return { job: jobName, labels };
+}
+
+describe('the grouping path', () => {
+  // Each row: the labels, and the path the Pushgateway's README says names their group.
+  const rows: { why: string; labels: GroupingLabel[]; path: string }[] = [
+    { why: 'job alone, as before any grouping', labels: [], path: '/metrics/job/tekton-resource-gc' },
+    { why: 'plain values, in the order given', labels: [{ name: 'instance', value: 'gc' }, { name: 'namespace', value: 'tekton-resource-gc' }], path: '/metrics/job/tekton-resource-gc/instance/gc/namespace/tekton-resource-gc' },
+    // The README's own examples.
+    { why: 'a value with / goes as base64url', labels: [{ name: 'path', value: '/var/tmp' }], path: '/metrics/job/tekton-resource-gc/path@base64/L3Zhci90bXA' },
+    { why: 'an empty value is base64 "="', labels: [{ name: 'first_label', value: '' }, { name: 'second_label', value: 'foobar' }], path: '/metrics/job/tekton-resource-gc/first_label@base64/=/second_label/foobar' },
+    { why: 'other characters are percent-encoded', labels: [{ name: 'name', value: 'Προμηθεύς' }], path: '/metrics/job/tekton-resource-gc/name/%CE%A0%CF%81%CE%BF%CE%BC%CE%B7%CE%B8%CE%B5%CF%8D%CF%82' },
+    // Path cleaning would drop these.
+    { why: '"." goes as base64', labels: [{ name: 'shard', value: '.' }], path: '/metrics/job/tekton-resource-gc/shard@base64/Lg' },
+    { why: '".." goes as base64', labels: [{ name: 'shard', value: '..' }], path: '/metrics/job/tekton-resource-gc/shard@base64/Li4' },
+    { why: 'a space, a "?" and a "#"', labels: [{ name: 'team', value: 'a b?#' }], path: '/metrics/job/tekton-resource-gc/team/a%20b%3F%23' },
+  ];
+  for (const { why, labels, path } of rows) {
+    it(why, () => {
+      assert.equal(groupingPath(labels), path);
+      assert.deepEqual(readGroupingPath(path), { job: PUSH_JOB, labels });
+    });
+  }
+
+  it('reads back as the labels it was made of, whatever their values', () => {
+    const label = fc.record({ name: fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_]{0,10}$/), value: fc.string({ unit: 'binary', maxLength: 20 }) });
+    fc.assert(
+      fc.property(fc.array(label, { maxLength: 4 }), (generated) => {
+        const labels = generated.map(({ name, value }) => ({ name, value }));
+        assert.deepEqual(readGroupingPath(groupingPath(labels)), { job: PUSH_JOB, labels });
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('goes below a proxy prefix, and never onto a path that already names a group', () => {
+    const grouping = [{ name: 'instance', value: 'gc' }];
+    assert.equal(pushUrl('https://example.com/pushgateway/', grouping).toString(), 'https://example.com/pushgateway/metrics/job/tekton-resource-gc/instance/gc');
+    assert.equal(pushUrl('http://robot:s3cret@gw:9091', grouping).toString(), 'http://robot:s3cret@gw:9091/metrics/job/tekton-resource-gc/instance/gc');
+    assert.throws(() => pushUrl('http://gw:9091/metrics/job/gc/instance/a', grouping), /its path holds a grouping key/);
+  });
+});
+
+function decision(name: string, action: Decision['action'], reason: Decision['reason']): Decision {
+  return { target: target(name, { uid: `uid-${name}` }), action, reason, message: '', references: [], warnings: [] };
+}
+
+/** A pass that listed 3 targets and 7 runs, deleted one and failed one. */
+function facts(exitCode: number, errors: string[] = []): PassFacts {
+  const report = buildReport({
+    dryRun: false,
+    startedAt: new Date('2026-11-29T12:00:00.000Z'),
+    finishedAt: new Date('2026-11-29T12:00:02.500Z'),
+    scope: { namespaces: [], excludeNamespaces: [], selector: '' },
+    runs: 7,
+    decisions: [decision('a', 'delete', 'runs-finished'), decision('b', 'delete', 'unreferenced'), decision('c', 'keep', 'too-young')],
+    results: new Map([
+      ['uid-a', 'deleted'],
+      ['uid-b', 'failed'],
+    ]),
+    errors,
+  });
+  return { report, exitCode, dryRun: false, startedAt: new Date(report.startedAt), finishedAt: new Date(report.finishedAt) };
+}
+
+async function pushedNames(pass: PassFacts): Promise<string[]> {
+  const text = await passMetrics(pass).metrics();
+  return [...new Set(text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => line.replace(/[{ ].*$/, '').replace(/^tekton_resource_gc_/, '')))].sort();
+}
+
+const ALWAYS = ['errors', 'exit_code', 'last_pass_timestamp_seconds', 'pass_duration_seconds'];
+const COUNTS = ['decisions', 'deletions', 'dry_run', 'runs', 'targets'];
+
+describe('what a pass pushes, by its exit status', () => {
+  const rows: { exitCode: number; why: string; method: 'PUT' | 'POST'; names: string[] }[] = [
+    // Ran as planned: the whole group, replaced, with the time of this success.
+    { exitCode: 0, why: 'as planned', method: 'PUT', names: [...ALWAYS, ...COUNTS, 'last_success_timestamp_seconds'] },
+    // Ran, but failed deletes or the cap: its counts are true; the last success stays.
+    { exitCode: 3, why: 'partly', method: 'POST', names: [...ALWAYS, ...COUNTS] },
+    // Could not run: no counts (they would be zeros), and the last good ones stay.
+    { exitCode: 1, why: 'could not run', method: 'POST', names: ALWAYS },
+  ];
+  for (const { exitCode, why, method, names } of rows) {
+    it(`exit ${exitCode} (${why}): ${method} of ${names.length} metrics`, async () => {
+      assert.equal(PUSH_PLANS[passKind(exitCode)].method, method);
+      assert.deepEqual(await pushedNames(facts(exitCode)), [...names].sort());
+    });
+  }
+
+  it('a pass that could not read the cluster still says so: its exit code and its error', async () => {
+    const text = await passMetrics(facts(1, ['forbidden: cannot list pipelineresources'])).metrics();
+    assert.match(text, /^tekton_resource_gc_exit_code 1$/m);
+    assert.match(text, /^tekton_resource_gc_errors 1$/m);
+    assert.doesNotMatch(text, /^tekton_resource_gc_targets /m);
+  });
+
+  it('pushed samples carry no label a grouping may set: the gateway would overwrite it', async () => {
+    const text = await passMetrics(facts(0)).metrics();
+    const names = new Set([...text.matchAll(/[{,]([a-zA-Z_]+)="/g)].map((match) => match[1]));
+    assert.deepEqual([...names].sort(), [...SAMPLE_LABELS].sort());
+  });
+});
