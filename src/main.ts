@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
 import { ConfigError, parseConfig, type Config, type TargetName } from './config.js';
 import { helpText } from './help.js';
 import { KubeCluster } from './kube/cluster.js';
@@ -14,6 +13,7 @@ import { TerminalProgress, progressWanted } from './progress.js';
 import { redactUrl } from './redact.js';
 import { EXPLAIN_RENDERERS } from './report/explain.js';
 import { renderReportChunks } from './report/render.js';
+import { writeReportFile } from './reportfile.js';
 import { localTimeZone, runOnSchedule } from './schedule.js';
 import { abortableSleep } from './sleep.js';
 import { explainTarget, runPass } from './sweep.js';
@@ -175,30 +175,10 @@ function usageError(error: unknown): number {
   throw error;
 }
 
-/** Written beside the target and renamed into place: a reader never sees half a report. */
 /** Rendered a piece at a time: a report of 40,000 targets is never one string. */
 async function writeChunks(stream: NodeJS.WritableStream, chunks: Iterable<string>): Promise<void> {
   for (const chunk of chunks) {
     if (!stream.write(chunk)) await once(stream, 'drain');
-  }
-}
-
-async function writeReportFile(file: string, chunks: Iterable<string>, log: Logger): Promise<boolean> {
-  const partial = `${file}.partial-${process.pid}`;
-  try {
-    const handle = await open(partial, 'w');
-    try {
-      for (const chunk of chunks) await handle.write(chunk);
-    } finally {
-      await handle.close();
-    }
-    await rename(partial, file);
-    return true;
-  } catch (error) {
-    // The report that was there stays whole; only our partial copy goes.
-    await rm(partial, { force: true }).catch(() => undefined);
-    log.error({ err: error instanceof Error ? error.message : String(error), file }, 'could not write the report file');
-    return false;
   }
 }
 
