@@ -27,8 +27,8 @@ const KEY = POLICY.labelPrefix;
 /** Retitles the terminal (OSC 0 … BEL), then clears it (CSI 2 J). */
 const TERMINAL_ATTACK = '\x1b]0;owned\x07\x1b[2J';
 
-/** Any control or bidirectional character except the line feeds that end lines. */
-const UNSAFE_BUT_LINE_FEED = new RegExp(`(?!\\n)${UNSAFE_CHARACTERS.source}`, 'u');
+/** Any control or bidirectional character except the line feeds that end lines, by Unicode's own definition. */
+const UNSAFE_BUT_LINE_FEED = /(?!\n)[\p{Cc}\p{Bidi_Control}]/u;
 
 /** What GitHub would turn into a notification or a link, in Markdown source. */
 const LIVE_REFERENCES: readonly [string, RegExp][] = [
@@ -50,6 +50,18 @@ function explanationOf(t: TargetRecord, runs: RunRecord[] = []): ReturnType<type
 }
 
 describe('escapeControls', () => {
+  it("escapes exactly Unicode's Cc and Bidi_Control characters, every code point checked", () => {
+    const unicode = /^[\p{Cc}\p{Bidi_Control}]$/u;
+    const ours = new RegExp(`^${UNSAFE_CHARACTERS.source}$`, 'u');
+    const differ: string[] = [];
+    for (let code = 0; code <= 0x10ffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const char = String.fromCodePoint(code);
+      if (unicode.test(char) !== ours.test(char)) differ.push(code.toString(16));
+    }
+    assert.deepEqual(differ, []);
+  });
+
   const cases: [string, string, string][] = [
     ['C0: ESC, BEL, NUL, tab', `a${TERMINAL_ATTACK}\x00\tb`, 'a\\x1b]0;owned\\x07\\x1b[2J\\x00\\x09b'],
     ['DEL', 'x\x7fy', 'x\\x7fy'],
