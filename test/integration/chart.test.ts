@@ -379,6 +379,29 @@ describe('helm lint and helm template', () => {
     succeeded(await kubectl(['create', '--dry-run=server', '--validate=strict', '-f', '-'], JSON.stringify(admitted)), 'admitting the pod');
   });
 
+  test('the pod gets no Service-link variables (enableServiceLinks false, as the API server stores it), and the collector would ignore them', async () => {
+    const release = await render('gc', 'trgc-system');
+    assert.equal(cronJobOf(release).spec?.jobTemplate.spec?.template.spec?.enableServiceLinks, false);
+    const { release: installed } = await installedDefaults();
+    const stored = JSON.parse(succeeded(await kubectl(['get', 'cronjob', '--namespace', installed.namespace, '-o', 'json', '-l', `app.kubernetes.io/instance=${installed.name}`]), 'kubectl get cronjob')) as {
+      items: V1CronJob[];
+    };
+    assert.deepEqual(stored.items.map((cronJob) => cronJob.spec?.jobTemplate.spec?.template.spec?.enableServiceLinks), [false]);
+    // What the kubelet would inject for a Service trgc-metrics (port 9091, named http) without it.
+    const links = {
+      TRGC_METRICS_SERVICE_HOST: '10.96.0.10',
+      TRGC_METRICS_SERVICE_PORT: '9091',
+      TRGC_METRICS_SERVICE_PORT_HTTP: '9091',
+      TRGC_METRICS_PORT: 'tcp://10.96.0.10:9091',
+      TRGC_METRICS_PORT_9091_TCP: 'tcp://10.96.0.10:9091',
+      TRGC_METRICS_PORT_9091_TCP_PROTO: 'tcp',
+      TRGC_METRICS_PORT_9091_TCP_PORT: '9091',
+      TRGC_METRICS_PORT_9091_TCP_ADDR: '10.96.0.10',
+    };
+    const container = containerOf(release);
+    assert.deepEqual(parseConfig(container.args ?? [], { ...envOf(container), ...links }), parseConfig(container.args ?? [], envOf(container)));
+  });
+
   test('every namespace: one ClusterRole with exactly the rules the collector needs', async () => {
     const release = await render('gc', 'trgc-system');
     const role = find<V1ClusterRole>(release, 'ClusterRole');
@@ -513,7 +536,39 @@ describe('NOTES.txt', () => {
     const text = await notes('gc', 'trgc-system', {});
     assert.match(text, /DRY RUN: this release only REPORTS\. It deletes NOTHING\./);
     assert.doesNotMatch(text, /LIVE/);
-    assert.match(text, /helm upgrade gc CHART --namespace trgc-system --reuse-values --set dryRun=false/);
+    assert.match(text, /helm upgrade gc CHART --namespace trgc-system --reset-then-reuse-values --set dryRun=false/);
+  });
+
+  test("its command to go live keeps the operator's values and takes a newer chart's defaults, where --reuse-values keeps the old chart's", async () => {
+    const namespace = 'trgc-upgrade';
+    await createNamespace(namespace);
+    const installed = await helmInstall('upgrade', namespace, { selector: 'app=ci' });
+    const command = /^ +helm (upgrade .+)$/m.exec(installed)?.[1];
+    assert.ok(command !== undefined, `no helm upgrade line in:\n${installed}`);
+    /** A copy of the chart whose default minAge is `minAge`: the next version of the chart. */
+    const chartWithMinAge = async (minAge: string): Promise<string> => {
+      const dir = path.join(work, `chart-min-age-${minAge}`);
+      await cp(CHART, dir, { recursive: true });
+      const values = await readFile(path.join(dir, 'values.yaml'), 'utf8');
+      assert.match(values, /^minAge: 1h$/m);
+      await writeFile(path.join(dir, 'values.yaml'), values.replace(/^minAge: 1h$/m, `minAge: ${minAge}`));
+      return dir;
+    };
+    const stored = async (): Promise<Record<string, string>> => {
+      const cronJob = JSON.parse(succeeded(await kubectl(['get', 'cronjob', '--namespace', namespace, 'upgrade-tekton-resource-gc', '-o', 'json']), 'kubectl get cronjob')) as V1CronJob;
+      return envOf(cronJob.spec?.jobTemplate.spec?.template.spec?.containers[0] ?? { name: '' });
+    };
+
+    const args = command.split(' ').map((word) => (word === 'CHART' ? '' : word));
+    args[args.indexOf('')] = await chartWithMinAge('2h');
+    succeeded(await run(helmPath, [...args, '--kubeconfig', controlPlane.kubeconfigPath]), 'the NOTES upgrade command');
+    const live = await stored();
+    assert.deepEqual([live['TRGC_DRY_RUN'], live['TRGC_SELECTOR'], live['TRGC_MIN_AGE']], ['false', 'app=ci', '2h'], "dryRun and the operator's selector as set, minAge the new chart's");
+
+    // What the NOTES used to say: the next chart's new default never arrives.
+    const reuse = ['upgrade', 'upgrade', await chartWithMinAge('3h'), '--namespace', namespace, '--reuse-values', '--kubeconfig', controlPlane.kubeconfigPath];
+    succeeded(await run(helmPath, reuse), 'helm upgrade --reuse-values');
+    assert.equal((await stored())['TRGC_MIN_AGE'], '2h');
   });
 
   test('says loudly that a live release deletes, with its cap and scope', async () => {
@@ -567,6 +622,10 @@ describe('values.schema.json', { concurrency: 4 }, () => {
     { why: 'bad schedule', values: { schedule: 'hourly' }, names: /at '\/schedule': 'hourly' does not match pattern/ },
     { why: 'wrong type: a string for events', values: { events: 'on' }, names: /at '\/events': got string, want boolean/ },
     { why: 'bad Pushgateway URL', values: { pushgatewayUrl: 'pushgateway:9091' }, names: /at '\/pushgatewayUrl': 'pushgateway:9091' does not match pattern/ },
+    { why: 'a Pushgateway URL whose path names a group', values: { pushgatewayUrl: 'http://gw:9091/metrics/job/gc' }, names: /at '\/pushgatewayUrl': 'not' failed/ },
+    { why: 'a grouping that sets job', values: { pushgatewayGrouping: { job: 'gc' } }, names: /at '\/pushgatewayGrouping\/job': false schema/ },
+    { why: 'a grouping label that is no Prometheus label name', values: { pushgatewayGrouping: { 'my-label': 'x' } }, names: /at '\/pushgatewayGrouping': additional properties 'my-label' not allowed/ },
+    { why: 'a grouping value with a comma', values: { pushgatewayGrouping: { cluster: 'a,b' } }, names: /at '\/pushgatewayGrouping\/cluster': 'a,b' does not match pattern/ },
     { why: 'bad resource quantity', values: { resources: { requests: { cpu: 'lots' } } }, names: /at '\/resources\/requests\/cpu': 'lots' does not match pattern/ },
   ];
 
@@ -595,12 +654,39 @@ describe('values.schema.json', { concurrency: 4 }, () => {
       qps: 0.5,
       schedule: '@daily',
       resources: { requests: { cpu: '0.1', memory: '64Mi' } },
+      pushgatewayUrl: 'https://example.com/pushgateway',
+      pushgatewayGrouping: { cluster: 'eu/west', shard: 2 },
     };
     succeeded(await helmTemplate('gc', 'trgc-system', good), 'helm template with good values');
   });
 });
 
 describe('values reach the collector', () => {
+  test('each release pushes to a group of its own: instance and namespace by default, more labels or others from pushgatewayGrouping', async () => {
+    const pushgatewayUrl = 'http://pushgateway.monitoring:9091';
+    const groupingOf = async (name: string, namespace: string, values: Values): Promise<string[]> =>
+      (configOf(containerOf(await render(name, namespace, { pushgatewayUrl, ...values }))).pushgatewayGrouping ?? []).map((label) => `${label.name}=${label.value}`);
+    // A shard beside another, the same release name in another namespace: three groups.
+    const groups = [await groupingOf('gc', 'team-a', {}), await groupingOf('gc-dry', 'team-a', {}), await groupingOf('gc', 'team-b', {})];
+    assert.deepEqual(groups, [
+      ['instance=gc', 'namespace=team-a'],
+      ['instance=gc-dry', 'namespace=team-a'],
+      ['instance=gc', 'namespace=team-b'],
+    ]);
+    // Two clusters: a label more. A value may replace a default; numbers are written as numbers.
+    assert.deepEqual(await groupingOf('gc', 'team-a', { pushgatewayGrouping: { cluster: 'eu/west', instance: 'shard-1', shard: 1000000 } }), [
+      'cluster=eu/west',
+      'instance=shard-1',
+      'namespace=team-a',
+      'shard=1000000',
+    ]);
+    // Without a gateway the variable is empty, and the collector has no grouping.
+    const without = containerOf(await render('gc', 'team-a', { pushgatewayGrouping: { cluster: 'prod' } }));
+    assert.equal(envOf(without)['TRGC_PUSHGATEWAY_GROUPING'], '');
+    assert.equal(configOf(without).pushgatewayGrouping, undefined);
+  });
+
+
   test('the container passes every collector flag as its variable, and only those', async () => {
     const names = Object.keys(envOf(containerOf(await render('gc', 'trgc-system')))).sort();
     const expected = FLAG_NAMES.filter((flag) => !FLAGS_NOT_IN_CHART.includes(flag)).map(envVarName).sort();
@@ -649,6 +735,7 @@ describe('values reach the collector', () => {
       logLevel: 'warn',
       events: false,
       pushgatewayUrl: 'http://pushgateway.monitoring:9091',
+      pushgatewayGrouping: { cluster: 'prod' },
     };
     assert.deepEqual(configOf(containerOf(await render('gc', 'trgc-system', values))), {
       command: 'run',
@@ -670,6 +757,11 @@ describe('values reach the collector', () => {
       events: false,
       progress: 'auto',
       pushgatewayUrl: 'http://pushgateway.monitoring:9091',
+      pushgatewayGrouping: [
+        { name: 'cluster', value: 'prod' },
+        { name: 'instance', value: 'gc' },
+        { name: 'namespace', value: 'trgc-system' },
+      ],
     });
     const forever = configOf(containerOf(await render('gc', 'trgc-system', { retainFor: 'forever', maxDeletions: 0, qps: 1000 })));
     assert.deepEqual([forever.retainFor, forever.maxDeletions, forever.qps], [{ kind: 'forever' }, 0, 1000]);

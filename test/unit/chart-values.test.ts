@@ -370,7 +370,7 @@ describe("the README's Helm section", () => {
     const sections: [string, string][] = [
       ['### 1. Install as a dry run', 'helm install tekton-resource-gc ./chart'],
       ['### 2. Read a report', 'kubectl create job --namespace tekton-resource-gc --from=cronjob/tekton-resource-gc'],
-      ['### 3. Go live', '--reuse-values --set dryRun=false'],
+      ['### 3. Go live', '--reset-then-reuse-values --set dryRun=false'],
       ['### Values', '| `dryRun` |'],
       ['### Upgrading', 'helm upgrade tekton-resource-gc ./chart'],
       ['### Uninstalling', 'helm uninstall tekton-resource-gc'],
