@@ -425,26 +425,56 @@ describe('--schedule', () => {
 
 // ---- progress ----
 
+/**
+ * The CLI on a terminal: script(1) gives it one, and its output is what the terminal was
+ * sent, stdout and stderr together, each line feed written as CR LF by the pty.
+ */
+async function onTerminal(args: readonly string[], env: Record<string, string>): Promise<{ code: number; screen: string }> {
+  const command = [process.execPath, '--import', 'tsx', path.join(ROOT, 'src', 'main.ts'), ...kube(args)].map((word) => `'${word.replace(/'/g, "'\\''")}'`).join(' ');
+  const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let screen = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
+  const [code] = (await once(child, 'close')) as [number];
+  return { code, screen };
+}
+
 describe('progress', () => {
-  test('on a terminal: one updating line (listing, deciding, deleting n of m), cleared before the report', async () => {
+  test('on a terminal: one updating line (listing, deciding, deleting n of m), cleared before the report; every log line a whole line of its own', async () => {
     const ns = 'progress';
     await seed.namespace(ns);
     for (let index = 0; index < 5; index++) await seed.create(gitResource({ name: `src-${index}`, namespace: ns }, `p${index}`));
-    // script(1) gives the CLI a terminal; its output is the terminal's, stdout and stderr together.
-    const command = [process.execPath, '--import', 'tsx', path.join(ROOT, 'src', 'main.ts'), ...kube(['--namespace', ns, '--min-age', '0s', '--log-level', 'warn'])]
-      .map((word) => `'${word.replace(/'/g, "'\\''")}'`)
-      .join(' ');
-    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TERM: 'dumb' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let screen = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
-    const [code] = (await once(child, 'close')) as [number];
+    // At info, a line per deletion: log lines while the progress line is drawn.
+    const { code, screen } = await onTerminal(['--namespace', ns, '--min-age', '0s', '--log-level', 'info'], { TERM: 'xterm-256color' });
     assert.equal(code, 0, screen);
     assert.match(screen, /\rlisting PipelineResources…\x1b\[K/);
     assert.match(screen, /\rdeciding… \(5 PipelineResources, 0 runs\)\x1b\[K/);
     assert.match(screen, /\rdeleting 5 of 5 \(100%\)\x1b\[K/);
-    // The line is cleared before the report, which starts on a clean line.
-    assert.match(screen, /\r\x1b\[2KNAMESPACE +NAME/);
+    // The line is erased and ended before the report, which starts a line of its own.
+    assert.match(screen, /\r\x1b\[2K\x1b\[A\r\nNAMESPACE +NAME/);
     assert.match(screen, /live: 5 targets, 0 runs: 5 deleted \(unreferenced 5\)/);
+    // Read line by line, as whatever records a terminal reads it: each log line is JSON, whole.
+    const lines = screen.split('\n').map((line) => line.replace(/\r$/, ''));
+    const logLines = lines.filter((line) => line.includes('"level":'));
+    assert.equal(logLines.filter((line) => line.includes('"msg":"deleted"')).length, 5, screen);
+    for (const line of logLines) assert.doesNotThrow(() => JSON.parse(line), JSON.stringify(line));
+  });
+
+  test('a terminal whose TERM is dumb or unset, or --progress never: no progress line', async () => {
+    const ns = 'progress-none';
+    await seed.namespace(ns);
+    await seed.create(gitResource({ name: 'src-0', namespace: ns }, 'n0'));
+    const cases: [string, string[], Record<string, string>][] = [
+      ['TERM=dumb', [], { TERM: 'dumb' }],
+      ['no TERM (a pod with tty: true)', [], {}],
+      ['--progress never', ['--progress', 'never'], { TERM: 'xterm-256color' }],
+      ['TRGC_PROGRESS=never', [], { TERM: 'xterm-256color', TRGC_PROGRESS: 'never' }],
+    ];
+    for (const [what, args, env] of cases) {
+      const { code, screen } = await onTerminal(['--namespace', ns, '--min-age', '0s', '--dry-run', ...args], env);
+      assert.equal(code, 0, `${what}: ${screen}`);
+      assert.doesNotMatch(screen, /\x1b|listing PipelineResources/, what);
+      assert.match(screen, /dry run: 1 target, 0 runs: 1 would be deleted/, what);
+    }
   });
 
   test('off a terminal: nothing but JSON log lines on stderr', async () => {
