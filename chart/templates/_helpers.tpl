@@ -80,10 +80,17 @@ in the namespace that runs as the default account.
 {{- end }}
 
 {{/*
-The image: repository:tag, the tag defaulting to the chart's appVersion.
+The image: repository:tag, the tag defaulting to the chart's appVersion; with a digest,
+repository@digest, or repository:tag@digest when a tag is set too (the digest decides
+what runs; the tag only tells people which version it is).
 */}}
 {{- define "tekton-resource-gc.image" -}}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- $image := .Values.image }}
+{{- if $image.digest }}
+{{- $image.repository }}{{ with $image.tag }}:{{ . }}{{ end }}@{{ $image.digest }}
+{{- else }}
+{{- printf "%s:%s" $image.repository (default .Chart.AppVersion $image.tag) }}
+{{- end }}
 {{- end }}
 
 {{/*

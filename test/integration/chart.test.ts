@@ -402,6 +402,14 @@ describe('helm lint and helm template', () => {
     assert.deepEqual(parseConfig(container.args ?? [], { ...envOf(container), ...links }), parseConfig(container.args ?? [], envOf(container)));
   });
 
+  test('image.digest: the image is repository@digest, or repository:tag@digest with a tag', async () => {
+    const digest = `sha256:${'0123456789abcdef'.repeat(4)}`;
+    const image = async (values: Values): Promise<string | undefined> => containerOf(await render('gc', 'trgc-system', { image: values })).image;
+    assert.equal(await image({ repository: 'registry.example.com/gc', digest }), `registry.example.com/gc@${digest}`);
+    assert.equal(await image({ repository: 'registry.example.com:5000/gc', tag: '1.2.3', digest }), `registry.example.com:5000/gc:1.2.3@${digest}`);
+    assert.equal(await image({ repository: 'registry.example.com/gc', tag: '1.2.3' }), 'registry.example.com/gc:1.2.3');
+  });
+
   test('every namespace: one ClusterRole with exactly the rules the collector needs', async () => {
     const release = await render('gc', 'trgc-system');
     const role = find<V1ClusterRole>(release, 'ClusterRole');
@@ -609,6 +617,8 @@ describe('values.schema.json', { concurrency: 4 }, () => {
     { why: 'invalid enum: output', values: { output: 'yaml' }, names: /at '\/output': value must be one of 'text', 'json', 'markdown'/ },
     { why: 'invalid enum: logLevel', values: { logLevel: 'verbose' }, names: /at '\/logLevel': value must be one of/ },
     { why: 'invalid enum: image.pullPolicy', values: { image: { pullPolicy: 'Sometimes' } }, names: /at '\/image\/pullPolicy': value must be one of/ },
+    { why: 'a digest given as the tag', values: { image: { tag: `@sha256:${'a'.repeat(64)}` } }, names: /at '\/image\/tag': '@sha256:a+' does not match pattern/ },
+    { why: 'a digest without its algorithm', values: { image: { digest: 'a'.repeat(64) } }, names: /at '\/image\/digest': 'a+' does not match pattern/ },
     { why: 'bad duration: no such unit', values: { minAge: '2x' }, names: /at '\/minAge': '2x' does not match pattern/ },
     { why: 'bad duration: ISO parts out of order', values: { retainFor: 'P1D1Y' }, names: /at '\/retainFor': 'P1D1Y' does not match pattern/ },
     { why: 'bad duration: ISO without a number', values: { minAge: 'PT' }, names: /at '\/minAge': 'PT' does not match pattern/ },
@@ -644,7 +654,7 @@ describe('values.schema.json', { concurrency: 4 }, () => {
       maxDeletions: 100,
       pageSize: 250,
       namespaces: ['team-a'],
-      image: { tag: '1.0.0', pullPolicy: 'Always' },
+      image: { tag: '1.0.0', digest: `sha256:${'a'.repeat(64)}`, pullPolicy: 'Always' },
       output: 'markdown',
       logLevel: 'debug',
       minAge: 'PT30M',
