@@ -487,3 +487,31 @@ describe('progress', () => {
     assert.doesNotMatch(result.stderr, /\r|\x1b/);
   });
 });
+
+// ---- untrusted text ----
+
+describe('untrusted text', () => {
+  /** Retitles the terminal, clears it, clears it again with a C1 CSI, then reverses what follows. */
+  const ATTACK = '7d\x1b]0;owned\x07\x1b[2J\u009b2J\u202e';
+  const UNSAFE_BUT_LINE_FEED = /(?!\n)[\p{Cc}\p{Bidi_Control}]/u;
+
+  test('an annotation that attacks the terminal reaches the reports, explain and the logs escaped; the JSON report keeps it as it was', async () => {
+    const ns = 'untrusted';
+    await seed.namespace(ns);
+    await seed.create(gitResource({ name: 'src-0', namespace: ns, annotations: { 'tekton-resource-gc.io/retain-for': ATTACK } }, 'u0'));
+    for (const output of ['text', 'markdown', 'json']) {
+      const result = await runCli(kube(['--namespace', ns, '--dry-run', '--min-age', '0s', '--output', output, '--log-level', 'debug']));
+      assert.equal(result.code, 0, result.stderr);
+      assert.doesNotMatch(result.stdout, UNSAFE_BUT_LINE_FEED, output);
+      assert.doesNotMatch(result.stderr, UNSAFE_BUT_LINE_FEED, `${output}: the log lines`);
+      for (const line of result.stderr.split('\n').filter((text) => text !== '')) assert.doesNotThrow(() => JSON.parse(line), line);
+      if (output === 'text') assert.match(result.stdout, /"7d\\x1b\]0;owned\\x07\\x1b\[2J\\u009b2J\\u202e"/);
+      if (output === 'json') assert.ok(reportOf(result).items[0]?.message.includes(ATTACK), 'the JSON report parses back to the value');
+    }
+    for (const output of ['text', 'json']) {
+      const result = await runCli(kube(['explain', `${ns}/src-0`, '--min-age', '0s', '--output', output]));
+      assert.equal(result.code, 0, result.stderr);
+      assert.doesNotMatch(result.stdout, UNSAFE_BUT_LINE_FEED, `explain --output ${output}`);
+    }
+  });
+});
