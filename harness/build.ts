@@ -1,5 +1,5 @@
-// Builds the control plane's binaries from Go modules, once per version, into a cache
-// directory of the project's own. The recipe and its figures: shared/CONTROLPLANE.md.
+// Builds the control plane's binaries (and actionlint, the workflows' linter) from Go
+// modules, once per version, into a cache directory of the project's own.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
@@ -11,10 +11,11 @@ export const VERSIONS = {
   etcd: 'v3.6.16',
   kubernetes: 'v1.35.4',
   helm: 'v4.3.1',
+  actionlint: 'v1.7.12',
 } as const;
 
-export type BinaryName = 'etcd' | 'kube-apiserver' | 'kubectl' | 'helm';
-export const BINARY_NAMES: readonly BinaryName[] = ['etcd', 'kube-apiserver', 'kubectl', 'helm'];
+export type BinaryName = 'etcd' | 'kube-apiserver' | 'kubectl' | 'helm' | 'actionlint';
+export const BINARY_NAMES: readonly BinaryName[] = ['etcd', 'kube-apiserver', 'kubectl', 'helm', 'actionlint'];
 
 /**
  * Environment variables that point at an existing binary instead of building one: the
@@ -26,6 +27,7 @@ export const BINARY_ENV: Readonly<Record<BinaryName, string>> = {
   'kube-apiserver': 'TEST_ASSET_KUBE_APISERVER',
   kubectl: 'TEST_ASSET_KUBECTL',
   helm: 'TEST_ASSET_HELM',
+  actionlint: 'TEST_ASSET_ACTIONLINT',
 };
 
 /** Binaries looked up in `KUBEBUILDER_ASSETS`; kubectl only when present there. */
@@ -130,7 +132,20 @@ const helmRecipe: Recipe = {
   },
 };
 
-const RECIPES: readonly Recipe[] = [etcdRecipe, kubernetesRecipe, helmRecipe];
+/** The linter of .github/workflows (npm run lint:workflows). */
+const actionlintRecipe: Recipe = {
+  id: 'actionlint',
+  version: VERSIONS.actionlint,
+  binaries: ['actionlint'],
+  coldDuration: 'about 1 min',
+  async build({ workDir, go }) {
+    // No version stamp needed: actionlint reads its version from the module's build info,
+    // which `go install module@version` records.
+    await go(['install', '-trimpath', '-ldflags', '-s -w', `github.com/rhysd/actionlint/cmd/actionlint@${VERSIONS.actionlint}`], workDir);
+  },
+};
+
+const RECIPES: readonly Recipe[] = [etcdRecipe, kubernetesRecipe, helmRecipe, actionlintRecipe];
 
 /** The wrapper go.mod for k8s.io/kubernetes, generated from that release's go.mod. */
 export function kubernetesWrapperGoMod(upstreamGoMod: string, version: string): string {
