@@ -191,17 +191,18 @@ The namespaces the collector looks in: all (empty), or the named ones less the e
 
 {{/*
 What the collector does with PipelineResources and runs: the same rules cluster-wide
-(ClusterRole) and per namespace (Role). It deletes PipelineResources only, reads runs,
-and changes nothing else but the Events it creates when `events` is on. `watch` on runs
-lets a pass re-check changes since its listing.
+(ClusterRole) and per namespace (Role). It reads runs (a pass re-checks them with lists,
+never a watch), deletes PipelineResources only, and only when `dryRun` is false: a dry
+run's ServiceAccount may not delete, so the API server itself keeps it one. It changes
+nothing else but the Events it creates when `events` is on.
 */}}
 {{- define "tekton-resource-gc.tektonRules" -}}
 - apiGroups: ["tekton.dev"]
   resources: ["pipelineresources"]
-  verbs: ["get", "list", "delete"]
+  verbs: {{ if .Values.dryRun }}["get", "list"]{{ else }}["get", "list", "delete"]{{ end }}
 - apiGroups: ["tekton.dev"]
   resources: ["pipelineruns", "taskruns"]
-  verbs: ["get", "list", "watch"]
+  verbs: ["get", "list"]
 {{- if .Values.events }}
 # An Event about each PipelineResource deleted or that a dry run would delete.
 - apiGroups: ["events.k8s.io"]

@@ -288,7 +288,8 @@ async function allowed(release: Release, namespace: string, name?: string): Prom
   return answers.filter((answer): answer is string => answer !== undefined).sort();
 }
 
-const TEKTON_ALLOWED = ['delete pipelineresources', 'get pipelineresources', 'get pipelineruns', 'get taskruns', 'list pipelineresources', 'list pipelineruns', 'list taskruns', 'watch pipelineruns', 'watch taskruns'];
+/** What a live release may do with Tekton's objects; a dry run, the same but delete. */
+const TEKTON_ALLOWED = ['delete pipelineresources', 'get pipelineresources', 'get pipelineruns', 'get taskruns', 'list pipelineresources', 'list pipelineruns', 'list taskruns'];
 
 /** The HTTP status of a client call: 200 when it succeeded, else the API server's refusal. */
 async function statusOf(request: Promise<unknown>): Promise<number> {
@@ -410,14 +411,21 @@ describe('helm lint and helm template', () => {
     assert.equal(await image({ repository: 'registry.example.com/gc', tag: '1.2.3' }), 'registry.example.com/gc:1.2.3');
   });
 
-  test('every namespace: one ClusterRole with exactly the rules the collector needs', async () => {
+  test('every namespace: one ClusterRole with exactly the rules the collector needs, delete only when live', async () => {
     const release = await render('gc', 'trgc-system');
     const role = find<V1ClusterRole>(release, 'ClusterRole');
     assert.deepEqual(rulesOf(role.rules), [
       ' namespaces [] get,list',
       'events.k8s.io events [] create',
+      'tekton.dev pipelineresources [] get,list',
+      'tekton.dev pipelineruns,taskruns [] get,list',
+    ]);
+    const live = find<V1ClusterRole>(await render('gc', 'trgc-system', { dryRun: false }), 'ClusterRole');
+    assert.deepEqual(rulesOf(live.rules), [
+      ' namespaces [] get,list',
+      'events.k8s.io events [] create',
       'tekton.dev pipelineresources [] get,list,delete',
-      'tekton.dev pipelineruns,taskruns [] get,list,watch',
+      'tekton.dev pipelineruns,taskruns [] get,list',
     ]);
     const binding = find<{ roleRef: unknown; subjects: unknown }>(release, 'ClusterRoleBinding');
     assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role.metadata?.name });
@@ -425,11 +433,11 @@ describe('helm lint and helm template', () => {
   });
 
   test('named namespaces: a Role and RoleBinding in each collected one, and namespaces readable by name only', async () => {
-    const release = await render('gc', 'trgc-system', { namespaces: ['team-a', 'team-b', 'team-c'], excludeNamespaces: ['team-c'] });
+    const release = await render('gc', 'trgc-system', { dryRun: false, namespaces: ['team-a', 'team-b', 'team-c'], excludeNamespaces: ['team-c'] });
     assert.equal(release.objects.filter((object) => object.kind === 'Role').length, 2, 'no Role where nothing is collected');
     for (const namespace of ['team-a', 'team-b']) {
       const role = find<V1Role>(release, 'Role', 'gc-tekton-resource-gc', namespace);
-      assert.deepEqual(rulesOf(role.rules), ['events.k8s.io events [] create', 'tekton.dev pipelineresources [] get,list,delete', 'tekton.dev pipelineruns,taskruns [] get,list,watch']);
+      assert.deepEqual(rulesOf(role.rules), ['events.k8s.io events [] create', 'tekton.dev pipelineresources [] get,list,delete', 'tekton.dev pipelineruns,taskruns [] get,list']);
       const binding = find<{ roleRef: unknown; subjects: unknown }>(release, 'RoleBinding', 'gc-tekton-resource-gc', namespace);
       assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'gc-tekton-resource-gc' });
       assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: serviceAccountOf(release), namespace: 'trgc-system' }]);
@@ -445,13 +453,13 @@ describe('helm lint and helm template', () => {
     const everywhere = await render('gc', 'trgc-system', { events: false });
     assert.deepEqual(rulesOf(find<V1ClusterRole>(everywhere, 'ClusterRole').rules), [
       ' namespaces [] get,list',
-      'tekton.dev pipelineresources [] get,list,delete',
-      'tekton.dev pipelineruns,taskruns [] get,list,watch',
+      'tekton.dev pipelineresources [] get,list',
+      'tekton.dev pipelineruns,taskruns [] get,list',
     ]);
     const named = await render('gc', 'trgc-system', { events: false, namespaces: ['team-a'] });
     assert.deepEqual(rulesOf(find<V1Role>(named, 'Role', 'gc-tekton-resource-gc', 'team-a').rules), [
-      'tekton.dev pipelineresources [] get,list,delete',
-      'tekton.dev pipelineruns,taskruns [] get,list,watch',
+      'tekton.dev pipelineresources [] get,list',
+      'tekton.dev pipelineruns,taskruns [] get,list',
     ]);
     assert.equal(envOf(containerOf(named))['TRGC_EVENTS'], 'false');
   });
@@ -805,6 +813,27 @@ describe("the collector under the chart's RBAC, with a token of the chart's Serv
     const everywhere = [...TEKTON_ALLOWED, 'create events', 'get namespaces', 'list namespaces'].sort();
     assert.deepEqual(await allowed(release, 'shop'), everywhere);
     assert.deepEqual(await allowed(release, ''), everywhere);
+  });
+
+  test("a dry run's ServiceAccount may not delete: the API server refuses its DELETE (403); upgraded to live, the same token deletes", async () => {
+    const seed = new Seeder(controlPlane.kubeConfig());
+    await seed.namespace('dry-guard');
+    await seed.create(gitResource({ name: 'src-guarded', namespace: 'dry-guard' }, 'ddd111'));
+    await createNamespace('trgc-guard');
+    await helmInstall('guard', 'trgc-guard');
+    const release = await render('guard', 'trgc-guard');
+    const token = await controlPlane.createServiceAccountToken('trgc-guard', serviceAccountOf(release));
+    const custom = controlPlane.kubeConfig(token).makeApiClient(CustomObjectsApi);
+    const target = { group: 'tekton.dev', version: 'v1alpha1', plural: 'pipelineresources', namespace: 'dry-guard', name: 'src-guarded' };
+    assert.equal(await statusOf(custom.getNamespacedCustomObject(target)), 200);
+    assert.equal(await statusOf(custom.deleteNamespacedCustomObject(target)), 403);
+    assert.deepEqual(await seed.remainingTargets('dry-guard'), ['src-guarded']);
+    assert.deepEqual(await allowed(release, 'dry-guard'), TEKTON_ALLOWED.filter((verb) => verb !== 'delete pipelineresources').concat('create events', 'get namespaces', 'list namespaces').sort());
+
+    const upgrade = ['upgrade', 'guard', CHART, '--namespace', 'trgc-guard', '--reset-then-reuse-values', '--set', 'dryRun=false', '--kubeconfig', controlPlane.kubeconfigPath];
+    succeeded(await run(helmPath, upgrade), 'helm upgrade --set dryRun=false');
+    assert.equal(await statusOf(custom.deleteNamespacedCustomObject(target)), 200);
+    assert.deepEqual(await seed.remainingTargets('dry-guard'), []);
   });
 
   test('named namespaces: collects in them and cannot read or delete anywhere else', async () => {
