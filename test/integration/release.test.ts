@@ -43,7 +43,7 @@ const WORKFLOW_FILES = ['.github/workflows/ci.yml', '.github/workflows/release.y
 const release = yaml.load(await read('.github/workflows/release.yml')) as Workflow;
 const ci = yaml.load(await read('.github/workflows/ci.yml')) as Workflow;
 const CHART = yaml.load(await read('chart/Chart.yaml')) as { name: string; version: string; appVersion: string };
-const VALUES = yaml.load(await read('chart/values.yaml')) as { image: { repository: string; tag: string } };
+const VALUES = yaml.load(await read('chart/values.yaml')) as { image: { repository: string; tag: string; digest?: string } };
 const PACKAGE = JSON.parse(await read('package.json')) as { version: string };
 
 let work: string;
@@ -227,6 +227,7 @@ describe('the chart installs what a release publishes', () => {
     assert.match(image, /^ghcr\.io\/[a-z0-9-]+\/tekton-resource-gc$/);
     assert.equal(VALUES.image.repository, image, 'values.yaml image.repository');
     assert.equal(VALUES.image.tag, '', 'the tag defaults to appVersion');
+    assert.ok(!VALUES.image.digest, 'no digest by default: a digest would pin another image than the tag');
 
     const build = stepOf(release.jobs.image, usesAction('docker/build-push-action'), 'docker/build-push-action in the image job');
     assert.equal(build.with?.tags, '${{ env.IMAGE }}:${{ needs.version.outputs.version }}');
