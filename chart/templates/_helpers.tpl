@@ -174,6 +174,34 @@ the collector refuses a grouping it would not use.
 {{- end }}
 
 {{/*
+Whole seconds in a duration as the schema takes it: 30s, 2m, 1h, 1d, 1w, or ISO 8601 such
+as PT1M30S (a month as 30 days, a year as 365). Checks terminationGracePeriodSeconds
+against requestTimeout.
+*/}}
+{{- define "tekton-resource-gc.durationSeconds" -}}
+{{- $text := toString . }}
+{{- $units := dict "s" 1 "m" 60 "h" 3600 "d" 86400 "w" 604800 }}
+{{- $dateUnits := dict "Y" 31536000 "M" 2592000 "W" 604800 "D" 86400 }}
+{{- $timeUnits := dict "H" 3600 "M" 60 "S" 1 }}
+{{- if regexMatch "^[0-9]+[smhdw]$" $text }}
+{{- $unit := trunc -1 $text }}
+{{- mul (trimSuffix $unit $text | atoi) (get $units $unit) }}
+{{- else }}
+{{- $parts := splitList "T" (trimPrefix "P" $text) }}
+{{- $seconds := 0 }}
+{{- range regexFindAll "[0-9]+[YMWD]" (first $parts) -1 }}
+{{- $seconds = add $seconds (mul (trunc (sub (len .) 1 | int) . | atoi) (get $dateUnits (trunc -1 .))) }}
+{{- end }}
+{{- range regexFindAll "[0-9]+[HMS]" (last $parts | default "") -1 }}
+{{- if gt (len $parts) 1 }}
+{{- $seconds = add $seconds (mul (trunc (sub (len .) 1 | int) . | atoi) (get $timeUnits (trunc -1 .))) }}
+{{- end }}
+{{- end }}
+{{- $seconds }}
+{{- end }}
+{{- end }}
+
+{{/*
 The namespaces the collector looks in: all (empty), or the named ones less the excluded.
 */}}
 {{- define "tekton-resource-gc.collectedNamespaces" -}}

@@ -29,6 +29,7 @@ import {
 import { ensureBinaries } from '../../harness/build.js';
 import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
 import { FLAG_NAMES, envVarName, parseConfig, type Config, type FlagName } from '../../src/config.js';
+import { parseDurationMs } from '../../src/core/retention.js';
 import { outcomes, reportOf, runCli, type CliResult } from '../support/cli.js';
 import { Seeder } from '../support/seed.js';
 import { gitResource, pipelineRun } from '../support/tekton.js';
@@ -337,9 +338,16 @@ describe('helm lint and helm template', () => {
     );
     const job = cronJob.spec?.jobTemplate.spec;
     assert.deepEqual(
-      { backoffLimit: job?.backoffLimit, activeDeadlineSeconds: job?.activeDeadlineSeconds, ttlSecondsAfterFinished: job?.ttlSecondsAfterFinished },
-      { backoffLimit: 0, activeDeadlineSeconds: 1800, ttlSecondsAfterFinished: 86400 },
+      { ...job, template: undefined },
+      {
+        backoffLimit: 0,
+        activeDeadlineSeconds: 1800,
+        // No ttlSecondsAfterFinished: the history limits keep the last failures for a weekly review.
+        podFailurePolicy: { rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] }] },
+        template: undefined,
+      },
     );
+    assert.equal(job?.template.spec?.terminationGracePeriodSeconds, 150);
     const container = containerOf(release);
     assert.equal(container.image, `ghcr.io/tekton-resource-gc/tekton-resource-gc:${PACKAGE.version}`, 'the released image; the tag defaults to appVersion, the package version');
     assert.deepEqual(container.args, ['run']);
@@ -464,6 +472,27 @@ describe('helm lint and helm template', () => {
     assert.equal(envOf(containerOf(named))['TRGC_EVENTS'], 'false');
   });
 
+  test('ttlSecondsAfterFinished, when set, reaches the Job', async () => {
+    const job = cronJobOf(await render('gc', 'trgc-system', { ttlSecondsAfterFinished: 604800 })).spec?.jobTemplate.spec;
+    assert.equal(job?.ttlSecondsAfterFinished, 604800);
+  });
+
+  // requestTimeout, and its seconds as the collector reads it: the grace period must be above.
+  const TIMEOUTS: readonly string[] = ['45s', '2m', '1h', 'PT1M30S', 'PT1H', 'P1DT1S'];
+
+  test('terminationGracePeriodSeconds at or below requestTimeout is refused, above it taken, for each form of duration', async () => {
+    for (const requestTimeout of TIMEOUTS) {
+      const parsed = parseDurationMs(requestTimeout);
+      assert.ok(parsed.ok, requestTimeout);
+      const seconds = parsed.value / 1000;
+      const refused = await helmTemplate('gc', 'trgc-system', { requestTimeout, terminationGracePeriodSeconds: seconds });
+      assert.notEqual(refused.code, 0, `${requestTimeout} with ${seconds} s rendered`);
+      assert.match(refused.stderr, new RegExp(`terminationGracePeriodSeconds: ${seconds} is not above requestTimeout ${requestTimeout} \\(${seconds} s\\)`));
+      const taken = await render('gc', 'trgc-system', { requestTimeout, terminationGracePeriodSeconds: seconds + 1 });
+      assert.equal(cronJobOf(taken).spec?.jobTemplate.spec?.template.spec?.terminationGracePeriodSeconds, seconds + 1);
+    }
+  });
+
   test('a scope that excludes every namespace it names is refused', async () => {
     const exit = await helmTemplate('gc', 'trgc-system', { namespaces: ['team-a'], excludeNamespaces: ['team-a'] });
     assert.notEqual(exit.code, 0);
@@ -502,6 +531,16 @@ describe('helm lint and helm template', () => {
     const stored = await kubectl(['get', 'cronjob', '--namespace', 'trgc-defaults', 'defaults-tekton-resource-gc', '-o', 'json']);
     const cronJob = JSON.parse(succeeded(stored, 'kubectl get cronjob')) as V1CronJob;
     assert.deepEqual(envOf(cronJob.spec?.jobTemplate.spec?.template.spec?.containers[0] ?? { name: '' }), envOf(containerOf(defaults)));
+    // batch/v1 takes the podFailurePolicy and keeps it (a server without the feature would drop it).
+    assert.deepEqual(cronJob.spec?.jobTemplate.spec?.podFailurePolicy, cronJobOf(defaults).spec?.jobTemplate.spec?.podFailurePolicy);
+    assert.equal(cronJob.spec?.jobTemplate.spec?.template.spec?.terminationGracePeriodSeconds, 150);
+    // And checks it: the policy needs restartPolicy Never, which the pod has.
+    const restarting = structuredClone(cronJob.spec?.jobTemplate.spec);
+    if (restarting?.template.spec !== undefined) restarting.template.spec.restartPolicy = 'OnFailure';
+    const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'restarting', namespace: 'trgc-defaults' }, spec: restarting };
+    const refusedJob = await kubectl(['create', '--dry-run=server', '-f', '-'], JSON.stringify(job));
+    assert.notEqual(refusedJob.code, 0);
+    assert.match(refusedJob.stderr, /restartPolicy: Invalid value: "OnFailure": only "Never" is supported when podFailurePolicy is specified/);
 
     // The pod the CronJob's jobs would create, admitted by the API server in enforce mode.
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'collector', namespace: 'trgc-defaults' }, spec: cronJob.spec?.jobTemplate.spec?.template.spec };

@@ -154,6 +154,11 @@ describe('values.yaml', () => {
     );
     assert.deepEqual([VALUES['namespaces'], VALUES['excludeNamespaces'], VALUES['selector'], VALUES['retainFor']], [[], [], '', '']);
   });
+
+  it('gives a stopped pass longer than the deletes in flight (requestTimeout) and its metrics push (again requestTimeout) take', () => {
+    const requestTimeoutSeconds = configFrom({ TRGC_REQUEST_TIMEOUT: String(VALUES['requestTimeout']) }).requestTimeoutMs / 1000;
+    assert.ok((VALUES['terminationGracePeriodSeconds'] as number) > 2 * requestTimeoutSeconds, `${String(VALUES['terminationGracePeriodSeconds'])} s against ${requestTimeoutSeconds} s`);
+  });
 });
 
 /** Mebibytes in a Kubernetes memory quantity such as 512Mi or 1Gi. */
