@@ -45,9 +45,15 @@ The chart label: <chart>-<version>.
 {{- end }}
 
 {{/*
-Labels on every object.
+Labels on every object: the chart's own, and commonLabels (the chart's own win a key
+both set).
 */}}
 {{- define "tekton-resource-gc.labels" -}}
+{{- $own := include "tekton-resource-gc.ownLabels" . | fromYaml }}
+{{- merge $own (.Values.commonLabels | default dict) | toYaml }}
+{{- end }}
+
+{{- define "tekton-resource-gc.ownLabels" -}}
 helm.sh/chart: {{ include "tekton-resource-gc.chart" . }}
 {{ include "tekton-resource-gc.selectorLabels" . }}
 {{- if .Chart.AppVersion }}
@@ -135,7 +141,29 @@ exponent (Helm reads 1000000 as a float that prints as 1e+06), anything else as 
 {{- end }}
 
 {{/*
-The container's environment: one TRGC_ variable per setting, in the order of the mapping.
+The container's environment: extraEnv first, so that a setting's value may name one of
+its variables as $(NAME) (a password from a Secret in pushgatewayUrl); then one TRGC_
+variable per setting, in the order of the mapping. extraEnv may not set a variable of
+the chart's: two definitions of one name would leave which one wins to the reader.
+*/}}
+{{- define "tekton-resource-gc.containerEnv" -}}
+{{- $settings := list }}
+{{- range $line := splitList "\n" (include "tekton-resource-gc.settingFlags" .) }}
+{{- $settings = append $settings (printf "TRGC_%s" (index (splitList ": " $line) 1 | upper | replace "-" "_")) }}
+{{- end }}
+{{- range .Values.extraEnv }}
+{{- if has .name $settings }}
+{{- fail (printf "extraEnv: %s is the chart's own variable for a setting; set the setting's value instead (extraEnv is for other variables, such as PUSHGATEWAY_PASSWORD from a Secret, named in pushgatewayUrl as $(PUSHGATEWAY_PASSWORD))" .name) }}
+{{- end }}
+{{- end }}
+{{- with .Values.extraEnv }}
+{{ toYaml . }}
+{{- end }}
+{{ include "tekton-resource-gc.env" . | trim }}
+{{- end }}
+
+{{/*
+One TRGC_ variable per setting, in the order of the mapping.
 */}}
 {{- define "tekton-resource-gc.env" -}}
 {{- $values := .Values }}

@@ -31,6 +31,7 @@ import { startControlPlane, type ControlPlane } from '../../harness/controlplane
 import { FLAG_NAMES, envVarName, parseConfig, type Config, type FlagName } from '../../src/config.js';
 import { parseDurationMs } from '../../src/core/retention.js';
 import { outcomes, reportOf, runCli, type CliResult } from '../support/cli.js';
+import { startGroupStore } from '../support/pushgateway.js';
 import { Seeder } from '../support/seed.js';
 import { gitResource, pipelineRun } from '../support/tekton.js';
 
@@ -250,6 +251,37 @@ async function serviceAccountKubeconfig(release: Release): Promise<string> {
 async function runAsCronJob(release: Release, extraArgs: readonly string[] = []): Promise<CliResult> {
   const container = containerOf(release);
   return runCli([...(container.args ?? []), ...extraArgs], { env: { ...envOf(container), KUBECONFIG: await serviceAccountKubeconfig(release) } });
+}
+
+/**
+ * A variable's `$(NAME)` references expanded as the kubelet expands them: `$$` is `$`, a
+ * name defined before (by envFrom or an earlier env entry) its value, anything else as
+ * written (k8s.io/kubernetes third_party/forked/golang/expansion).
+ */
+function expandVariables(text: string, defined: ReadonlyMap<string, string>): string {
+  return text.replace(/\$\$|\$\(([^)]*)\)/g, (match, name: string | undefined) => (match === '$$' ? '$' : (defined.get(name ?? '') ?? match)));
+}
+
+/** The container's environment as the kubelet would give it: envFrom's Secrets, then env in order, Secret keys read from the API server. */
+async function kubeletEnv(container: V1Container, namespace: string): Promise<Record<string, string>> {
+  const core = controlPlane.kubeConfig().makeApiClient(CoreV1Api);
+  const secretData = async (name: string): Promise<Record<string, string>> => {
+    const secret = await core.readNamespacedSecret({ name, namespace });
+    return Object.fromEntries(Object.entries(secret.data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
+  };
+  const defined = new Map<string, string>();
+  for (const source of container.envFrom ?? []) {
+    assert.ok(source.secretRef !== undefined, 'this replay reads Secrets only');
+    for (const [key, value] of Object.entries(await secretData(source.secretRef.name))) defined.set(`${source.prefix ?? ''}${key}`, value);
+  }
+  for (const variable of container.env ?? []) {
+    const ref = variable.valueFrom?.secretKeyRef;
+    if (variable.valueFrom !== undefined) assert.ok(ref !== undefined, `${variable.name}: this replay reads Secret keys only`);
+    const value = ref !== undefined ? (await secretData(ref.name))[ref.key] : expandVariables(variable.value ?? '', defined);
+    assert.ok(value !== undefined, `${variable.name}: no such key`);
+    defined.set(variable.name, value);
+  }
+  return Object.fromEntries(defined);
 }
 
 const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'] as const;
@@ -491,6 +523,39 @@ describe('helm lint and helm template', () => {
       const taken = await render('gc', 'trgc-system', { requestTimeout, terminationGracePeriodSeconds: seconds + 1 });
       assert.equal(cronJobOf(taken).spec?.jobTemplate.spec?.template.spec?.terminationGracePeriodSeconds, seconds + 1);
     }
+  });
+
+  test('commonLabels on every object (the chart\'s own win), CronJob and Job annotations, priorityClassName, envFrom, and extraEnv before the chart\'s variables', async () => {
+    const release = await render('gc', 'trgc-system', {
+      namespaces: ['team-a'],
+      commonLabels: { team: 'ci', 'app.kubernetes.io/name': 'other' },
+      cronJobAnnotations: { 'example.com/cron': 'yes' },
+      jobAnnotations: { 'example.com/job': 'yes' },
+      priorityClassName: 'batch-low',
+      envFrom: [{ secretRef: { name: 'pushgateway-auth' } }],
+      extraEnv: [{ name: 'PUSHGATEWAY_PASSWORD', valueFrom: { secretKeyRef: { name: 'pushgateway-auth', key: 'password' } } }],
+    });
+    assert.ok(release.objects.length >= 6);
+    for (const object of release.objects) {
+      const labels = (object.metadata as { labels?: Record<string, string> }).labels ?? {};
+      assert.deepEqual([labels['team'], labels['app.kubernetes.io/name']], ['ci', 'tekton-resource-gc'], `${object.kind} ${object.metadata.name}`);
+    }
+    const cronJob = cronJobOf(release);
+    assert.deepEqual(cronJob.metadata?.annotations, { 'example.com/cron': 'yes' });
+    assert.deepEqual(cronJob.spec?.jobTemplate.metadata?.annotations, { 'example.com/job': 'yes' });
+    assert.equal(cronJob.spec?.jobTemplate.metadata?.labels?.['team'], 'ci');
+    assert.equal(cronJob.spec?.jobTemplate.spec?.template.metadata?.labels?.['team'], 'ci');
+    assert.equal(cronJob.spec?.jobTemplate.spec?.template.spec?.priorityClassName, 'batch-low');
+    const container = containerOf(release);
+    assert.deepEqual(container.envFrom, [{ secretRef: { name: 'pushgateway-auth' } }]);
+    assert.deepEqual(container.env?.[0], { name: 'PUSHGATEWAY_PASSWORD', valueFrom: { secretKeyRef: { name: 'pushgateway-auth', key: 'password' } } });
+    assert.deepEqual(container.env?.slice(1).map((variable) => variable.name), containerOf(await render('gc', 'trgc-system', { namespaces: ['team-a'] })).env?.map((variable) => variable.name));
+  });
+
+  test("extraEnv may not set a variable of the chart's own", async () => {
+    const exit = await helmTemplate('gc', 'trgc-system', { extraEnv: [{ name: 'TRGC_DRY_RUN', value: 'false' }] });
+    assert.notEqual(exit.code, 0);
+    assert.match(exit.stderr, /extraEnv: TRGC_DRY_RUN is the chart's own variable for a setting; set the setting's value instead/);
   });
 
   test('a scope that excludes every namespace it names is refused', async () => {
@@ -873,6 +938,41 @@ describe("the collector under the chart's RBAC, with a token of the chart's Serv
     succeeded(await run(helmPath, upgrade), 'helm upgrade --set dryRun=false');
     assert.equal(await statusOf(custom.deleteNamespacedCustomObject(target)), 200);
     assert.deepEqual(await seed.remainingTargets('dry-guard'), []);
+  });
+
+  test("a Pushgateway password from a Secret (extraEnv, named as $(NAME) in pushgatewayUrl) reaches the gateway as basic auth, and the pod's spec holds no password", async () => {
+    const gateway = await startGroupStore();
+    try {
+      const namespace = 'trgc-pushgateway';
+      await createNamespace(namespace);
+      await controlPlane.apply([{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'pushgateway-auth', namespace }, stringData: { password: 's3cret' } }]);
+      const release = await render('metrics', namespace, {
+        namespaces: [namespace],
+        extraEnv: [{ name: 'PUSHGATEWAY_PASSWORD', valueFrom: { secretKeyRef: { name: 'pushgateway-auth', key: 'password' } } }],
+        pushgatewayUrl: gateway.url.replace('http://', 'http://robot:$(PUSHGATEWAY_PASSWORD)@'),
+        // And the other values of the pod and its owners, for the API server to check.
+        commonLabels: { team: 'ci' },
+        cronJobAnnotations: { 'example.com/cron': 'yes' },
+        jobAnnotations: { 'example.com/job': 'yes' },
+        priorityClassName: 'batch-low',
+      });
+      assert.doesNotMatch(release.yaml, /s3cret/);
+      await install(release);
+      const stored = JSON.parse(succeeded(await kubectl(['get', 'cronjob', '--namespace', namespace, 'metrics-tekton-resource-gc', '-o', 'json']), 'kubectl get cronjob')) as V1CronJob;
+      const storedEnv = stored.spec?.jobTemplate.spec?.template.spec?.containers[0]?.env ?? [];
+      assert.deepEqual(storedEnv.map((variable) => variable.name), containerOf(release).env?.map((variable) => variable.name));
+      assert.deepEqual(storedEnv[0]?.valueFrom, { secretKeyRef: { name: 'pushgateway-auth', key: 'password' } });
+      assert.equal(stored.spec?.jobTemplate.spec?.template.spec?.priorityClassName, 'batch-low');
+      const container = containerOf(release);
+      const env = await kubeletEnv(container, namespace);
+      assert.equal(env['TRGC_PUSHGATEWAY_URL'], gateway.url.replace('http://', 'http://robot:s3cret@'));
+      const pass = await runCli(container.args ?? [], { env: { ...env, KUBECONFIG: await serviceAccountKubeconfig(release) } });
+      assert.equal(pass.code, 0, pass.stderr);
+      assert.deepEqual(gateway.requests.map((request) => request.authorization), [`Basic ${Buffer.from('robot:s3cret').toString('base64')}`]);
+      assert.ok(!pass.stderr.includes('s3cret'), 'the logs never show the password');
+    } finally {
+      await gateway.close();
+    }
   });
 
   test('named namespaces: collects in them and cannot read or delete anywhere else', async () => {
