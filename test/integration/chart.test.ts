@@ -23,6 +23,7 @@ import {
   type V1ClusterRole,
   type V1Container,
   type V1CronJob,
+  type V1Pod,
   type V1PolicyRule,
   type V1Role,
 } from '@kubernetes/client-node';
@@ -204,6 +205,11 @@ function installedDefaults(): Promise<{ release: Release; created: Exit }> {
   return defaults;
 }
 
+/** The `helm test` hook: a Pod. */
+function testPodOf(release: Release): V1Pod {
+  return find<V1Pod>(release, 'Pod');
+}
+
 function serviceAccountOf(release: Release): string {
   const name = cronJobOf(release).spec?.jobTemplate.spec?.template.spec?.serviceAccountName;
   assert.ok(name !== undefined);
@@ -222,9 +228,17 @@ async function kubectl(args: readonly string[], input?: string): Promise<Exit> {
   return run(kubectlPath, ['--kubeconfig', controlPlane.kubeconfigPath, ...args], input === undefined ? {} : { input });
 }
 
+/** helm template's documents less its hooks (the `helm test` pod), which `helm install` does not create. */
+function withoutHooks(yaml: string): string {
+  return yaml
+    .split(/^---$/m)
+    .filter((document) => !/^\s+helm\.sh\/hook:/m.test(document))
+    .join('---');
+}
+
 /** Creates the release's objects as `helm install` would, with the server refusing unknown or invalid fields. */
 async function install(release: Release): Promise<Exit> {
-  const exit = await kubectl(['create', '--validate=strict', '-f', '-'], release.yaml);
+  const exit = await kubectl(['create', '--validate=strict', '-f', '-'], withoutHooks(release.yaml));
   succeeded(exit, `creating release ${release.name}`);
   return exit;
 }
@@ -272,12 +286,12 @@ async function kubeletEnv(container: V1Container, namespace: string): Promise<Re
   const defined = new Map<string, string>();
   for (const source of container.envFrom ?? []) {
     assert.ok(source.secretRef !== undefined, 'this replay reads Secrets only');
-    for (const [key, value] of Object.entries(await secretData(source.secretRef.name))) defined.set(`${source.prefix ?? ''}${key}`, value);
+    for (const [key, value] of Object.entries(await secretData(source.secretRef.name ?? ''))) defined.set(`${source.prefix ?? ''}${key}`, value);
   }
   for (const variable of container.env ?? []) {
     const ref = variable.valueFrom?.secretKeyRef;
     if (variable.valueFrom !== undefined) assert.ok(ref !== undefined, `${variable.name}: this replay reads Secret keys only`);
-    const value = ref !== undefined ? (await secretData(ref.name))[ref.key] : expandVariables(variable.value ?? '', defined);
+    const value = ref !== undefined ? (await secretData(ref.name ?? ''))[ref.key] : expandVariables(variable.value ?? '', defined);
     assert.ok(value !== undefined, `${variable.name}: no such key`);
     defined.set(variable.name, value);
   }
@@ -344,12 +358,13 @@ describe('helm lint and helm template', () => {
     await helmLint({ namespaces: ['team-a', 'team-b'], excludeNamespaces: ['team-b'] });
   });
 
-  test('the defaults render a dry run of every namespace: a ServiceAccount, a ClusterRole and its binding, and a CronJob', async () => {
+  test('the defaults render a dry run of every namespace: a ServiceAccount, a ClusterRole and its binding, a CronJob, and the helm test pod', async () => {
     const release = await render('gc', 'trgc-system');
     assert.deepEqual(release.objects.map((object) => `${object.kind}/${object.metadata.name}`).sort(), [
       'ClusterRole/gc-tekton-resource-gc',
       'ClusterRoleBinding/gc-tekton-resource-gc',
       'CronJob/gc-tekton-resource-gc',
+      'Pod/gc-tekton-resource-gc-dry-run',
       'ServiceAccount/gc-tekton-resource-gc',
     ]);
     assert.equal(envOf(containerOf(release))['TRGC_DRY_RUN'], 'true');
@@ -504,6 +519,31 @@ describe('helm lint and helm template', () => {
     assert.equal(envOf(containerOf(named))['TRGC_EVENTS'], 'false');
   });
 
+  test("helm test's pod is the CronJob's pod, a dry run even for a live release, without metrics, that stops itself at activeDeadlineSeconds", async () => {
+    for (const values of [{}, { ...LIVE, pushgatewayUrl: 'http://pushgateway.monitoring:9091', podSecurityContext: { runAsUser: null, runAsGroup: null }, priorityClassName: 'batch-low' }] as Values[]) {
+      const release = await render('gc', 'trgc-system', values);
+      const pod = testPodOf(release);
+      assert.equal(pod.metadata?.name, 'gc-tekton-resource-gc-dry-run');
+      assert.deepEqual(pod.metadata?.annotations, { 'helm.sh/hook': 'test', 'helm.sh/hook-delete-policy': 'before-hook-creation' });
+      assert.equal(pod.metadata?.labels?.['app.kubernetes.io/instance'], 'gc');
+      const podSpec = cronJobOf(release).spec?.jobTemplate.spec?.template.spec;
+      assert.ok(podSpec !== undefined);
+      const container = podSpec.containers[0] as V1Container;
+      const testContainer = pod.spec?.containers[0] as V1Container;
+      // Everything the CronJob's pod has (its ServiceAccount, image, args, security, resources), and a deadline of its own.
+      assert.deepEqual(
+        { ...pod.spec, containers: [{ ...testContainer, env: undefined }] },
+        { ...podSpec, activeDeadlineSeconds: 1800, containers: [{ ...container, env: undefined }] },
+      );
+      assert.equal(pod.spec?.serviceAccountName, serviceAccountOf(release));
+      assert.deepEqual(testContainer.args, ['run']);
+      const settings = { ...envOf(container), TRGC_DRY_RUN: 'true', TRGC_PUSHGATEWAY_URL: '', TRGC_PUSHGATEWAY_GROUPING: '' };
+      assert.deepEqual(envOf(testContainer), settings);
+      const config = configOf(testContainer);
+      assert.deepEqual([config.dryRun, config.pushgatewayUrl, config.pushgatewayGrouping], [true, undefined, undefined]);
+    }
+  });
+
   test('ttlSecondsAfterFinished, when set, reaches the Job', async () => {
     const job = cronJobOf(await render('gc', 'trgc-system', { ttlSecondsAfterFinished: 604800 })).spec?.jobTemplate.spec;
     assert.equal(job?.ttlSecondsAfterFinished, 604800);
@@ -573,7 +613,7 @@ describe('helm lint and helm template', () => {
     assert.equal(serviceAccountOf(release), 'ci-janitor');
     assert.equal(find<{ subjects: { name: string }[] }>(release, 'ClusterRoleBinding').subjects[0]?.name, 'ci-janitor');
     const withoutRbac = await render('gc', 'trgc-system', { rbac: { create: false } });
-    assert.deepEqual(withoutRbac.objects.map((object) => object.kind).sort(), ['CronJob', 'ServiceAccount']);
+    assert.deepEqual(withoutRbac.objects.map((object) => object.kind).sort(), ['CronJob', 'Pod', 'ServiceAccount']);
   });
 
   test("podLabels and podAnnotations reach the pod; the chart's own labels win", async () => {
@@ -657,6 +697,7 @@ describe('NOTES.txt', () => {
     assert.match(text, /DRY RUN: this release only REPORTS\. It deletes NOTHING\./);
     assert.doesNotMatch(text, /LIVE/);
     assert.match(text, /helm upgrade gc CHART --namespace trgc-system --reset-then-reuse-values --set dryRun=false/);
+    assert.match(text, /^ +helm test gc --namespace trgc-system --logs$/m);
   });
 
   test("its command to go live keeps the operator's values and takes a newer chart's defaults, where --reuse-values keeps the old chart's", async () => {
@@ -1235,6 +1276,44 @@ describe('the image, replayed from the Dockerfile without Docker', () => {
     assert.equal(succeeded(version, '--version'), `tekton-resource-gc ${PACKAGE.version}\n`);
     const help = await run(process.execPath, [...entrypoint, '--help'], { env: { PATH: '' } });
     assert.match(succeeded(help, '--help'), /^Usage:\n {2}tekton-resource-gc \[run\] \[flags\]/m);
+  });
+
+  test("helm test on the real API server: its pod, created by helm and admitted as restricted, replayed with the image as the kubelet would run it, makes a dry run of a live release and passes", async () => {
+    const image = await imageBuild;
+    const seed = new Seeder(controlPlane.kubeConfig());
+    await seed.namespace('helm-test-ci');
+    await seed.create(gitResource({ name: 'src-old', namespace: 'helm-test-ci', labels: { 'trgc-test': 'helm-test' } }, 'eee111'));
+    const namespace = 'trgc-helm-test';
+    await createNamespace(namespace, RESTRICTED);
+    const values = { ...LIVE, selector: 'trgc-test=helm-test', output: 'text' };
+    await helmInstall('smoke', namespace, values);
+    const release = await render('smoke', namespace, values);
+
+    const helmTest = run(helmPath, ['test', 'smoke', '--namespace', namespace, '--timeout', '3m', '--kubeconfig', controlPlane.kubeconfigPath]);
+    const core = controlPlane.kubeConfig().makeApiClient(CoreV1Api);
+    const name = testPodOf(release).metadata?.name ?? '';
+    let pod: V1Pod | undefined;
+    // helm creates the pod and waits for its phase; with no kubelet here, the test runs it and reports the phase.
+    for (let tries = 0; pod === undefined; tries++) {
+      assert.ok(tries < 300, 'helm test created no pod');
+      pod = await core.readNamespacedPod({ name, namespace }).catch(() => undefined);
+      if (pod === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(pod.spec?.serviceAccountName, serviceAccountOf(release));
+    assert.equal(pod.metadata?.annotations?.['helm.sh/hook'], 'test');
+    const container = pod.spec?.containers[0] as V1Container;
+    const pass = await run(process.execPath, [...imageEntrypoint(image), ...(container.args ?? [])], {
+      env: { ...(await kubeletEnv(container, namespace)), KUBECONFIG: await serviceAccountKubeconfig(release) },
+    });
+    const phase = pass.code === 0 ? 'Succeeded' : 'Failed';
+    succeeded(await kubectl(['patch', 'pod', name, '--namespace', namespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { phase } })]), 'reporting the phase');
+
+    assert.equal(pass.code, 0, pass.stderr);
+    assert.match(pass.stdout, /^dry run: 1 target, \d+ runs?: 1 would be deleted \(unreferenced 1\)/m);
+    assert.deepEqual(await seed.remainingTargets('helm-test-ci'), ['src-old'], 'a live release, yet its test deleted nothing');
+    const tested = await helmTest;
+    assert.equal(tested.code, 0, tested.stderr);
+    assert.match(tested.stdout, new RegExp(`TEST SUITE: +${name}\\n[^]*Phase: +Succeeded`));
   });
 
   test("runs a pass with the chart's defaults and the chart's ServiceAccount", async () => {
