@@ -3,68 +3,41 @@
  * cron schedule, for people who run the collector as a Deployment or on a workstation.
  *
  * Choices (for the README):
- * - A schedule is read as Kubernetes reads a CronJob's (robfig/cron's standard parser):
- *   five fields (minute hour day-of-month month day-of-week) with `*`, `?`, `,`, `-`, `/`
- *   and names (`JAN`, `MON`), or one of `@yearly`, `@annually`, `@monthly`, `@weekly`,
- *   `@daily`, `@midnight`, `@hourly`. Seconds, `L`, `W`, `#`, `H`, a day of week 7, and a
- *   `TZ=` prefix are refused (Kubernetes refuses them too; the zone is `--time-zone`).
- *   `@every` is refused: it is not a cron schedule.
+ * - A schedule, and its ticks, are read as Kubernetes reads a CronJob's: see cron.ts.
  * - `--time-zone` is a tz database name (luxon checks it); without it, the machine's zone.
- * - No pass at start: the first one is at the first tick, as a CronJob's. A pass that runs
- *   past a tick skips it (a CronJob's `concurrencyPolicy: Forbid`): the next pass is at the
- *   first tick after the pass ended.
+ * - No pass at start: the first one is at the first tick, as a CronJob's first Job.
+ * - The next tick is the first after the later of now and the last pass's tick, so a
+ *   clock stepped back during a pass never gives that tick a second pass.
+ * - Passes never overlap, and ticks that came while a pass ran get none: the next pass is
+ *   at the first tick after it ended, and one warning per gap says how many ticks were
+ *   skipped, the first and the last. One line per gap, not per tick: after a three-hour
+ *   pass on a per-minute schedule, 180 lines would say what one says, and an alert on the
+ *   line counts overruns, not minutes. (A CronJob with `concurrencyPolicy: Forbid` differs:
+ *   when its Job ends, Kubernetes starts one at once for the latest missed tick, unless
+ *   that is older than `startingDeadlineSeconds`.)
  * - SIGTERM while waiting ends the process at once with 0; during a pass, the pass stops
  *   starting deletes as it always does, and the process ends after it with its status.
  */
-import { CronExpressionParser } from 'cron-parser';
 import { DateTime, IANAZone } from 'luxon';
+import { DESCRIPTORS, cronFields, nextTick as cronNextTick, parseCron, type Cron } from './cron.js';
 import type { Parsed } from './core/retention.js';
 import type { Logger } from './log.js';
+import { offsetIn, type OffsetAt } from './walltime.js';
 
-const DESCRIPTORS: Readonly<Record<string, string>> = {
-  '@yearly': '0 0 1 1 *',
-  '@annually': '0 0 1 1 *',
-  '@monthly': '0 0 1 * *',
-  '@weekly': '0 0 * * 0',
-  '@daily': '0 0 * * *',
-  '@midnight': '0 0 * * *',
-  '@hourly': '0 * * * *',
-};
+const SCHEDULE_EXAMPLES = 'five cron fields such as "17 * * * *" or "0 3 * * MON-FRI", or @hourly, @daily, @weekly, @monthly, @yearly, @every 6h';
 
-const SCHEDULE_EXAMPLES = 'five cron fields such as "17 * * * *" or "0 3 * * MON-FRI", or @hourly, @daily, @weekly, @monthly, @yearly';
-const FIELD_NAMES = ['minute', 'hour', 'day of month', 'month', 'day of week'] as const;
-/** What robfig/cron's standard parser takes in a field: numbers, names, `*`, `?`, `,`, `-`, `/`. */
-const FIELD = /^[0-9A-Za-z*?,/-]+$/;
-
-/** A schedule as five fields, descriptors written out. */
+/** A schedule as five fields, descriptors written out, or `@every` and its duration as given. */
 export function parseSchedule(text: string): Parsed<string> {
-  const trimmed = text.trim();
-  const fail = (why: string): Parsed<string> => ({ ok: false, error: `${why}; expected ${SCHEDULE_EXAMPLES}` });
-  if (/^(CRON_)?TZ=/.test(trimmed)) return fail('a time zone in the schedule is not taken, as Kubernetes does not; give it with --time-zone');
-  if (trimmed.startsWith('@')) {
-    const fields = DESCRIPTORS[trimmed];
-    return fields === undefined ? fail(`unknown descriptor ${JSON.stringify(trimmed)}`) : { ok: true, value: fields };
-  }
-  const fields = trimmed.split(/\s+/);
-  if (fields.length !== 5) return fail(`${fields.length} fields`);
-  for (const [index, value] of fields.entries()) {
-    const name = FIELD_NAMES[index] ?? 'field';
-    // L, W, # and H are cron-parser's extensions; robfig/cron has none of them.
-    if (!FIELD.test(value) || /[LWH#]/.test(value.replace(/[A-Za-z]{3}/g, (word) => (isName(word) ? '' : word)))) return fail(`the ${name} field ${JSON.stringify(value)} is not valid`);
-  }
-  if (/(^|[,-])7($|[^0-9])/.test(fields[4] ?? '')) return fail('day of week 7 is not taken (Sunday is 0), as Kubernetes reads it');
-  try {
-    CronExpressionParser.parse(fields.join(' '), { currentDate: 0, tz: 'UTC' });
-  } catch (error) {
-    return fail(error instanceof Error ? error.message.replace(/\.$/, '') : String(error));
-  }
-  return { ok: true, value: fields.join(' ') };
+  const parsed = parseCron(text);
+  if (!parsed.ok) return { ok: false, error: `${parsed.error}; expected ${SCHEDULE_EXAMPLES}` };
+  return { ok: true, value: DESCRIPTORS[text] ?? (text.startsWith('@') ? text : cronFields(text).join(' ')) };
 }
 
-const NAMES = new Set(['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC', 'SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT']);
-
-function isName(word: string): boolean {
-  return NAMES.has(word.toUpperCase());
+/** A schedule that parseSchedule wrote out; anything else is a mistake in the caller. */
+function cronOf(fields: string): Cron {
+  const parsed = parseCron(fields);
+  if (!parsed.ok) throw new Error(`not a schedule: ${fields}: ${parsed.error}`);
+  return parsed.value;
 }
 
 /** A tz database name, such as Europe/Berlin or Etc/UTC. */
@@ -78,9 +51,48 @@ export function localTimeZone(): string {
   return DateTime.local().zoneName ?? 'UTC';
 }
 
-/** The first tick strictly after `after`. */
-export function nextTick(schedule: string, timeZone: string, after: Date): Date {
-  return CronExpressionParser.parse(schedule, { currentDate: after, tz: timeZone }).next().toDate();
+/** The first tick strictly after `after`, or undefined when none comes within five years. */
+export function nextTick(fields: string, timeZone: string, after: Date): Date | undefined {
+  const tick = cronNextTick(cronOf(fields), offsetIn(timeZone), after.getTime());
+  return tick === undefined ? undefined : new Date(tick);
+}
+
+/** Counting skipped ticks stops here: past it the line says "more than". */
+export const MAX_COUNTED_SKIPS = 1_000;
+
+/** What to do after a pass (or at start), from the last pass's tick and the clock. */
+export interface NextPass {
+  /** The tick of the next pass; undefined when none comes within five years. */
+  at: number | undefined;
+  /** Ticks after the last pass's tick that are already past: they get no pass. */
+  skipped?: { count: number; first: number; last: number; countedAll: boolean };
+  /** The clock reads earlier than the last pass's tick (it was stepped back). */
+  clockBehind?: { now: number; lastTick: number };
+}
+
+/**
+ * The next pass's tick: the first after the later of `now` and `lastTick`, found by walking
+ * the ticks after `lastTick` (so an `@every` schedule keeps its rhythm), and the ticks
+ * walked over on the way, which were skipped.
+ */
+export function planNextPass(cron: Cron, offsetAt: OffsetAt, lastTick: number | undefined, now: number): NextPass {
+  if (lastTick === undefined) return { at: cronNextTick(cron, offsetAt, now) };
+  const plan: NextPass = { at: undefined };
+  if (now < lastTick) plan.clockBehind = { now, lastTick };
+  let tick = cronNextTick(cron, offsetAt, lastTick);
+  let skipped: NextPass['skipped'];
+  while (tick !== undefined && tick <= now) {
+    if (skipped !== undefined && skipped.count === MAX_COUNTED_SKIPS) {
+      skipped.countedAll = false;
+      tick = cronNextTick(cron, offsetAt, now);
+      break;
+    }
+    skipped = skipped === undefined ? { count: 1, first: tick, last: tick, countedAll: true } : { ...skipped, count: skipped.count + 1, last: tick };
+    tick = cronNextTick(cron, offsetAt, tick);
+  }
+  plan.at = tick;
+  if (skipped !== undefined) plan.skipped = skipped;
+  return plan;
 }
 
 export interface ScheduleDeps {
@@ -96,23 +108,54 @@ export interface ScheduleDeps {
 
 /** Longest single wait: a machine that slept (a laptop's lid) notices the time soon after waking. */
 const MAX_WAIT_MS = 60_000;
+const EXIT_COULD_NOT_RUN = 1;
 
 /**
  * Passes at each tick until the signal aborts. Answers 0 when stopped between passes, and
  * the status of the pass that was running when it was stopped during one.
  */
 export async function runOnSchedule(schedule: { text: string; fields: string; timeZone: string }, deps: ScheduleDeps): Promise<number> {
+  const cron = cronOf(schedule.fields);
+  const offsetAt = offsetIn(schedule.timeZone);
+  const local = (ms: number): string => DateTime.fromMillis(ms, { zone: schedule.timeZone }).toISO({ suppressMilliseconds: true }) ?? new Date(ms).toISOString();
+  const about = { schedule: schedule.text, timeZone: schedule.timeZone };
+  let lastTick: number | undefined;
   while (!deps.signal.aborted) {
-    const next = nextTick(schedule.fields, schedule.timeZone, deps.now());
-    const local = DateTime.fromJSDate(next, { zone: schedule.timeZone }).toISO({ suppressMilliseconds: true });
-    deps.log.info({ nextPass: next.toISOString(), schedule: schedule.text, timeZone: schedule.timeZone }, `next pass at ${local} (${schedule.timeZone})`);
-    while (!deps.signal.aborted && deps.now().getTime() < next.getTime()) {
-      await deps.sleep(Math.min(next.getTime() - deps.now().getTime(), MAX_WAIT_MS), deps.signal);
+    const plan = planNextPass(cron, offsetAt, lastTick, deps.now().getTime());
+    logPlan(plan, deps.log, about, local);
+    if (plan.at === undefined) return EXIT_COULD_NOT_RUN;
+    const at = plan.at;
+    while (!deps.signal.aborted && deps.now().getTime() < at) {
+      await deps.sleep(Math.min(at - deps.now().getTime(), MAX_WAIT_MS), deps.signal);
     }
     if (deps.signal.aborted) break;
     const status = await deps.pass();
+    lastTick = at;
     if (deps.signal.aborted) return status;
   }
   deps.log.info({}, 'stopped between passes');
   return 0;
+}
+
+function logPlan(plan: NextPass, log: Logger, about: { schedule: string; timeZone: string }, local: (ms: number) => string): void {
+  const zone = `(${about.timeZone})`;
+  if (plan.clockBehind !== undefined) {
+    const { now, lastTick } = plan.clockBehind;
+    log.warn({ ...about, clock: new Date(now).toISOString(), lastTick: new Date(lastTick).toISOString() }, `the clock reads ${local(now)}, before the last pass's tick at ${local(lastTick)} ${zone}: it was stepped back; the next pass is at the first tick after that one`);
+  }
+  const skipped = plan.skipped;
+  if (skipped !== undefined) {
+    const fields = { ...about, skippedTicks: skipped.count, firstSkipped: new Date(skipped.first).toISOString(), ...(skipped.countedAll ? { lastSkipped: new Date(skipped.last).toISOString() } : {}) };
+    const which = !skipped.countedAll
+      ? `more than ${skipped.count} ticks from ${local(skipped.first)} ${zone}`
+      : skipped.count === 1
+        ? `the tick at ${local(skipped.first)} ${zone}`
+        : `${skipped.count} ticks, ${local(skipped.first)} to ${local(skipped.last)} ${zone}`;
+    log.warn(fields, `skipped ${which}: the last pass ended after ${skipped.count === 1 && skipped.countedAll ? 'it' : 'them'}; passes never overlap`);
+  }
+  if (plan.at === undefined) {
+    log.error(about, `no tick of ${JSON.stringify(about.schedule)} within five years: no further pass`);
+    return;
+  }
+  log.info({ nextPass: new Date(plan.at).toISOString(), ...about }, `next pass at ${local(plan.at)} ${zone}`);
 }

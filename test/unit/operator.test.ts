@@ -1,7 +1,7 @@
 /**
  * Issue 8's pure parts: when a target becomes collectable, explain and its renderers, the
- * explain command line, schedules and time zones, the schedule loop on an injected clock,
- * the progress line, Events and metrics.
+ * explain command line, the progress line, Events and metrics (schedules and the schedule
+ * loop: schedule.test.ts and cron.test.ts).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -15,7 +15,6 @@ import { DELETION_RESULTS, passMetrics, pushUrl } from '../../src/metrics.js';
 import { TerminalProgress, progressLine } from '../../src/progress.js';
 import { buildReport } from '../../src/report/build.js';
 import { renderExplanationJson, renderExplanationText } from '../../src/report/explain.js';
-import { nextTick, parseSchedule, parseTimeZone, runOnSchedule } from '../../src/schedule.js';
 import { DAY, HOUR, NOW, POLICY, activeRun, at, run, target } from '../fixtures/unit/records.js';
 import { assertGolden } from '../support/golden.js';
 
@@ -218,133 +217,6 @@ describe('parseConfig: explain', () => {
 
   it('refuses a flag explain does not read, naming those it does', () => {
     assert.match(errorOf(['explain', 'ci/a', '--dry-run']), /^--dry-run does not apply to explain, which reads --namespace, --exclude-namespace, --selector, --min-age/);
-  });
-});
-
-describe('schedules', () => {
-  const rows: [string, string | undefined][] = [
-    // Five fields as Kubernetes takes them, kept.
-    ['17 * * * *', '17 * * * *'],
-    ['*/15 8-18 * * MON-FRI', '*/15 8-18 * * MON-FRI'],
-    ['0 0 1,15 JAN-JUN ?', '0 0 1,15 JAN-JUN ?'],
-    // Descriptors, written out.
-    ['@hourly', '0 * * * *'],
-    ['@daily', '0 0 * * *'],
-    ['@midnight', '0 0 * * *'],
-    ['@weekly', '0 0 * * 0'],
-    ['@monthly', '0 0 1 * *'],
-    ['@yearly', '0 0 1 1 *'],
-    ['@annually', '0 0 1 1 *'],
-    // Refused, as Kubernetes refuses them.
-    ['0 */5 * * * *', undefined], // seconds
-    ['* * * *', undefined], // four fields, which cron-parser alone would take
-    ['0 0 L * *', undefined],
-    ['0 0 * * 1#2', undefined],
-    ['H * * * *', undefined],
-    ['0 0 * * 7', undefined],
-    ['TZ=Europe/Berlin 0 3 * * *', undefined],
-    ['@every 1h', undefined],
-    ['@reboot', undefined],
-    ['61 * * * *', undefined],
-    ['hourly', undefined],
-    ['', undefined],
-  ];
-  for (const [text, fields] of rows) {
-    it(`${JSON.stringify(text)} -> ${fields ?? 'refused'}`, () => {
-      const parsed = parseSchedule(text);
-      assert.deepEqual(parsed.ok ? parsed.value : undefined, fields);
-      if (!parsed.ok) assert.doesNotMatch(parsed.error, /\n/);
-    });
-  }
-
-  it('time zones are tz database names', () => {
-    for (const zone of ['Etc/UTC', 'UTC', 'Europe/Berlin', 'America/Argentina/Buenos_Aires']) assert.ok(parseTimeZone(zone).ok, zone);
-    for (const zone of ['Europe/Berlinn', 'CEST+1', '', 'Mars/Olympus']) assert.ok(!parseTimeZone(zone).ok, zone);
-  });
-
-  it('the next tick is in the zone given, across a change to summer time', () => {
-    assert.equal(nextTick('0 3 * * *', 'Europe/Berlin', new Date('2026-03-28T12:00:00Z')).toISOString(), '2026-03-29T01:00:00.000Z');
-    assert.equal(nextTick('0 3 * * *', 'Etc/UTC', new Date('2026-03-28T12:00:00Z')).toISOString(), '2026-03-29T03:00:00.000Z');
-    // Strictly after: at a tick, the next one.
-    assert.equal(nextTick('* * * * *', 'Etc/UTC', new Date('2026-03-28T12:00:00Z')).toISOString(), '2026-03-28T12:01:00.000Z');
-    // Day of month and day of week both set: either matches, as in cron and Kubernetes.
-    assert.equal(nextTick('0 0 13 * 5', 'Etc/UTC', new Date('2026-03-01T00:00:00Z')).toISOString(), '2026-03-06T00:00:00.000Z');
-  });
-});
-
-describe('runOnSchedule, on an injected clock', () => {
-  const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
-
-  function fakeClock(startIso: string) {
-    let nowMs = Date.parse(startIso);
-    const sleeps: number[] = [];
-    return {
-      now: () => new Date(nowMs),
-      sleep: async (ms: number) => {
-        sleeps.push(ms);
-        nowMs += ms;
-      },
-      advance: (ms: number) => (nowMs += ms),
-      sleeps,
-    };
-  }
-
-  it('makes a pass at each tick, skips ticks a long pass overran, and stops between passes with 0', async () => {
-    const clock = fakeClock('2026-11-29T12:00:30Z');
-    const controller = new AbortController();
-    const passesAt: string[] = [];
-    const lines: string[] = [];
-    const log = { ...silent, info: (_fields: unknown, message?: string) => void lines.push(message ?? '') };
-    const status = await runOnSchedule(
-      { text: '* * * * *', fields: '* * * * *', timeZone: 'Etc/UTC' },
-      {
-        now: clock.now,
-        sleep: clock.sleep,
-        signal: controller.signal,
-        log,
-        pass: async () => {
-          passesAt.push(clock.now().toISOString());
-          // The second pass takes 90 s: the tick at 12:03 is skipped.
-          if (passesAt.length === 2) clock.advance(90_000);
-          if (passesAt.length === 3) controller.abort();
-          return 3;
-        },
-      },
-    );
-    assert.deepEqual(passesAt, ['2026-11-29T12:01:00.000Z', '2026-11-29T12:02:00.000Z', '2026-11-29T12:04:00.000Z']);
-    // Stopped during the third pass: its status.
-    assert.equal(status, 3);
-    assert.deepEqual(lines.slice(0, 3), [
-      'next pass at 2026-11-29T12:01:00+00:00 (Etc/UTC)',
-      'next pass at 2026-11-29T12:02:00+00:00 (Etc/UTC)',
-      'next pass at 2026-11-29T12:04:00+00:00 (Etc/UTC)',
-    ]);
-  });
-
-  it('waits in steps of at most a minute, so a clock that jumps is noticed', async () => {
-    const clock = fakeClock('2026-11-29T12:00:00Z');
-    const controller = new AbortController();
-    let passes = 0;
-    const status = await runOnSchedule(
-      { text: '@hourly', fields: '0 * * * *', timeZone: 'Etc/UTC' },
-      {
-        now: clock.now,
-        sleep: async (ms, signal) => {
-          await clock.sleep(ms);
-          if (clock.sleeps.length === 70) controller.abort();
-          void signal;
-        },
-        signal: controller.signal,
-        log: silent,
-        pass: async () => {
-          passes++;
-          return 0;
-        },
-      },
-    );
-    assert.equal(status, 0, 'stopped while waiting');
-    assert.equal(passes, 1);
-    assert.ok(clock.sleeps.every((ms) => ms <= 60_000));
   });
 });
 
