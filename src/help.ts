@@ -129,14 +129,20 @@ const FLAG_DOCS: { readonly [F in FlagName]: FlagDoc } = {
     value: 'CRON',
     text: [
       'Stay running and make a pass at each tick: five cron fields (minute hour day-of-month',
-      'month day-of-week) or @hourly, @daily, @weekly, @monthly, @yearly, read as Kubernetes',
-      'reads a CronJob schedule. Logs when the next pass is. SIGTERM ends it between passes.',
-      'Without it: one pass, then exit.',
+      'month day-of-week), @hourly, @daily, @weekly, @monthly, @yearly or @every DURATION',
+      '(at least 1m), read and ticked as Kubernetes does a CronJob schedule: day of week 0-6;',
+      'a day field written with * (*/1 too) makes both day fields have to match, else either.',
+      'Passes never overlap: ticks a pass ran past get none, and one warning says how many.',
+      'Logs when the next pass is. SIGTERM ends it between passes. Without it: one pass.',
     ],
   },
   'time-zone': {
     value: 'ZONE',
-    text: ["Time zone of --schedule, a tz database name. Without it: the machine's time zone."],
+    text: [
+      "Time zone of --schedule, a tz database name, as a CronJob's timeZone: on the day clocks",
+      'go forward, ticks in the hour skipped do not happen; on the day they go back, ticks in',
+      "the hour repeated happen twice. Without it: the machine's time zone.",
+    ],
   },
   progress: {
     value: 'WHEN',
