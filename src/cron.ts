@@ -303,13 +303,13 @@ function nextFieldsTick(cron: Extract<Cron, { kind: 'fields' }>, offsetAt: Offse
     let wall = wallTime(t, offsetAt);
     if (wall.year > yearLimit) return undefined;
     while (!cron.month.values.has(wall.month)) {
-      resetTo(() => goDate(wall.year, wall.month, 1, 0, 0, 0, offsetAt));
+      resetTo(() => goDate({ ...wall, day: 1, hour: 0, minute: 0, second: 0 }, offsetAt));
       t = addDate(t, 1, 0, offsetAt);
       wall = wallTime(t, offsetAt);
       if (wall.month === 1) continue wrap;
     }
     while (!dayMatches(cron, wall)) {
-      resetTo(() => goDate(wall.year, wall.month, wall.day, 0, 0, 0, offsetAt));
+      resetTo(() => goDate({ ...wall, hour: 0, minute: 0, second: 0 }, offsetAt));
       t = addDate(t, 0, 1, offsetAt);
       wall = wallTime(t, offsetAt);
       // Midnight that does not exist (a spring-forward at 00:00) lands on 01:00, or 23:00 before it.
@@ -320,7 +320,7 @@ function nextFieldsTick(cron: Extract<Cron, { kind: 'fields' }>, offsetAt: Offse
       if (wall.day === 1) continue wrap;
     }
     while (!cron.hour.values.has(wall.hour)) {
-      resetTo(() => goDate(wall.year, wall.month, wall.day, wall.hour, 0, 0, offsetAt));
+      resetTo(() => goDate({ ...wall, minute: 0, second: 0 }, offsetAt));
       t += HOUR_MS;
       wall = wallTime(t, offsetAt);
       if (wall.hour === 0) continue wrap;

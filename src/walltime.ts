@@ -59,8 +59,8 @@ export function wallTime(instantMs: number, offsetAt: OffsetAt): WallTime {
  * 03:30 CEST, and 02:30 on the autumn day is the second 02:30 (CET), while 01:30 on the
  * autumn day in America/New_York is the first (EDT).
  */
-export function goDate(year: number, month: number, day: number, hour: number, minute: number, second: number, offsetAt: OffsetAt): number {
-  const wallAsUtc = Date.UTC(year, month - 1, day, hour, minute, second);
+export function goDate(wall: Omit<WallTime, 'weekday'>, offsetAt: OffsetAt): number {
+  const wallAsUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second);
   const offset = offsetAt(wallAsUtc);
   if (offset === 0) return wallAsUtc;
   return wallAsUtc - offsetAt(wallAsUtc - offset);
@@ -69,7 +69,7 @@ export function goDate(year: number, month: number, day: number, hour: number, m
 /** `t.AddDate(0, months, days)`: the wall fields moved, then settled by `time.Date`. */
 export function addDate(instantMs: number, months: number, days: number, offsetAt: OffsetAt): number {
   const wall = wallTime(instantMs, offsetAt);
-  return goDate(wall.year, wall.month + months, wall.day + days, wall.hour, wall.minute, wall.second, offsetAt);
+  return goDate({ ...wall, month: wall.month + months, day: wall.day + days }, offsetAt);
 }
 
 /** `t.Truncate(d)`: down to a multiple of `d` in absolute time, whatever the zone. */

@@ -376,19 +376,19 @@ describe("walltime: Go's time.Date and AddDate in a zone", () => {
   const iso = (instant: number): string => new Date(instant).toISOString();
 
   it('a wall time in a gap is read with the offset before it: 02:30 on a spring-forward day is 03:30 summer time', () => {
-    assert.equal(iso(goDate(2026, 3, 29, 2, 30, 0, berlin)), '2026-03-29T01:30:00.000Z');
-    assert.equal(iso(goDate(2012, 3, 11, 2, 30, 0, newYork)), '2012-03-11T06:30:00.000Z');
+    assert.equal(iso(goDate({ year: 2026, month: 3, day: 29, hour: 2, minute: 30, second: 0 }, berlin)), '2026-03-29T01:30:00.000Z');
+    assert.equal(iso(goDate({ year: 2012, month: 3, day: 11, hour: 2, minute: 30, second: 0 }, newYork)), '2012-03-11T06:30:00.000Z');
     // Midnight that does not exist (São Paulo, 4 November 2018).
-    assert.equal(iso(goDate(2018, 11, 4, 0, 0, 0, offsetIn('America/Sao_Paulo'))), '2018-11-04T02:00:00.000Z');
+    assert.equal(iso(goDate({ year: 2018, month: 11, day: 4, hour: 0, minute: 0, second: 0 }, offsetIn('America/Sao_Paulo'))), '2018-11-04T02:00:00.000Z');
   });
 
   it('a wall time that comes twice: the second in Berlin, the first in New York, as Go settles it', () => {
-    assert.equal(iso(goDate(2026, 10, 25, 2, 30, 0, berlin)), '2026-10-25T01:30:00.000Z');
-    assert.equal(iso(goDate(2012, 11, 4, 1, 30, 0, newYork)), '2012-11-04T05:30:00.000Z');
+    assert.equal(iso(goDate({ year: 2026, month: 10, day: 25, hour: 2, minute: 30, second: 0 }, berlin)), '2026-10-25T01:30:00.000Z');
+    assert.equal(iso(goDate({ year: 2012, month: 11, day: 4, hour: 1, minute: 30, second: 0 }, newYork)), '2012-11-04T05:30:00.000Z');
   });
 
   it('fields out of range carry over', () => {
-    assert.equal(iso(goDate(2026, 13, 32, 25, 61, 0, berlin)), '2027-02-02T01:01:00.000Z');
+    assert.equal(iso(goDate({ year: 2026, month: 13, day: 32, hour: 25, minute: 61, second: 0 }, berlin)), '2027-02-02T01:01:00.000Z');
     assert.equal(iso(addDate(Date.parse('2026-01-30T23:00:00Z'), 1, 0, berlin)), '2026-03-02T23:00:00.000Z');
   });
 });
