@@ -118,10 +118,11 @@ const FLAG_DOCS: { readonly [F in FlagName]: FlagDoc } = {
   },
   events: {
     text: [
-      'Record a Kubernetes Event (events.k8s.io/v1) in its namespace for each PipelineResource',
-      'deleted (reason Deleted), or that a dry run would delete (WouldDelete), or whose delete',
-      'failed (DeleteFailed), so kubectl get events shows it. Needs create on events.k8s.io',
-      'events; an Event that cannot be created is logged and never fails the pass.',
+      'Record Kubernetes Events (events.k8s.io/v1), so kubectl get events shows them: one per',
+      'PipelineResource deleted (reason Deleted) or whose delete failed (DeleteFailed), and for',
+      'a dry run one per namespace (WouldDelete, regarding the Namespace: how many, by reason,',
+      'and which). At most 1000 a pass; a log line counts the rest. Needs create on',
+      'events.k8s.io events; an Event that cannot be created is logged and never fails the pass.',
     ],
     default: String(DEFAULTS.events),
   },

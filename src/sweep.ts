@@ -7,7 +7,7 @@ import { decideBounded, logReadProblems, logWarnings } from './decisions.js';
 import { candidateNamespaces, deleteCandidates, redecide, refreshView, type DatedView } from './deletephase.js';
 import type { KubeCluster, Scope, ServedApis } from './kube/cluster.js';
 import { Interrupted } from './kube/errors.js';
-import type { EventfulResult } from './kube/events.js';
+import { MAX_EVENTS_PER_PASS, planEvents, type EventfulResult, type PlannedEvent } from './kube/events.js';
 import type { Logger } from './log.js';
 import { errorMessage } from './message.js';
 import { buildPlan, restrictToPlan, unlistedDecision, type Plan, type PlanSettings } from './plan.js';
@@ -23,8 +23,8 @@ export interface SweepDeps {
   /** Aborted by SIGTERM: no new delete starts after it, and no backoff wait goes on. */
   signal: AbortSignal;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
-  /** --events: records one Event per deletion, would-be deletion or failed delete. */
-  events?: { record(decision: Decision, result: EventfulResult, now: Date): Promise<void> };
+  /** --events: records the Events planEvents picks (KubeEvents). */
+  events?: { record(event: PlannedEvent, now: Date): Promise<void> };
   /** On a terminal: where the pass is. */
   progress?: Progress;
 }
@@ -248,27 +248,37 @@ function eventfulResults(decisions: readonly Decision[], results: ReadonlyMap<st
 }
 
 /**
- * One Event per result, one at a time after the delete phase (they never slow a delete).
- * An Event that cannot be created is logged and never fails the pass: the report and the
- * logs still say what happened.
+ * The Events planEvents picks (one per deletion or failed delete, one per namespace of a
+ * dry run, at most MAX_EVENTS_PER_PASS), one at a time after the delete phase (they never
+ * slow a delete). An Event that cannot be created is logged and never fails the pass:
+ * the report and the logs still say what happened.
  */
 async function recordEvents(deps: SweepDeps, items: readonly { decision: Decision; result: EventfulResult }[]): Promise<void> {
   const events = deps.events;
   if (events === undefined || items.length === 0) return;
+  const plan = planEvents(items);
+  if (plan.omitted > 0) {
+    deps.log.info(
+      { maxEvents: MAX_EVENTS_PER_PASS, omitted: plan.omitted },
+      `recording ${MAX_EVENTS_PER_PASS} Events, the most a pass records; ${plan.omitted} more results have none (the report has them all)`,
+    );
+  }
+  const total = plan.events.length;
   let failed = 0;
   let firstError = '';
-  for (const [index, { decision, result }] of items.entries()) {
-    deps.progress?.update({ stage: 'recording-events', done: index, total: items.length });
+  for (const [index, event] of plan.events.entries()) {
+    deps.progress?.update({ stage: 'recording-events', done: index, total });
     try {
-      await events.record(decision, result, deps.now());
+      await events.record(event, deps.now());
     } catch (error) {
       failed++;
       firstError ||= errorMessage(error);
-      deps.log.debug({ namespace: decision.target.namespace, name: decision.target.name, err: errorMessage(error) }, 'could not record an Event');
+      const about = event.kind === 'target' ? { namespace: event.decision.target.namespace, name: event.decision.target.name } : { namespace: event.namespace };
+      deps.log.debug({ ...about, err: errorMessage(error) }, 'could not record an Event');
     }
   }
-  deps.progress?.update({ stage: 'recording-events', done: items.length, total: items.length });
-  if (failed > 0) deps.log.warn({ failed, events: items.length, err: firstError }, `could not record ${failed} of ${items.length} Events; the pass goes on`);
+  deps.progress?.update({ stage: 'recording-events', done: total, total });
+  if (failed > 0) deps.log.warn({ failed, events: total, err: firstError }, `could not record ${failed} of ${total} Events; the pass goes on`);
 }
 
 export type ExplainOutcome = { kind: 'not-served' } | { kind: 'not-found' } | { kind: 'done'; explanation: Explanation };

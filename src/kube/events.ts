@@ -1,7 +1,10 @@
 /**
- * Kubernetes Events (events.k8s.io/v1) about what a pass did to a PipelineResource, so
- * `kubectl get events` and `kubectl describe` show who deleted what and why. The Event's
- * shape is built by a pure function; KubeEvents only sends it.
+ * Kubernetes Events (events.k8s.io/v1) about what a pass did, so `kubectl get events` and
+ * `kubectl describe` show who deleted what and why: one per PipelineResource deleted or
+ * whose delete failed, and for a dry run one per namespace that sums up what it would
+ * delete there (a dry run repeats every pass, and one Event per would-be deletion would
+ * be tens of thousands an hour on a cluster with that many leftovers). Which Events, and
+ * their shape, are pure functions; KubeEvents only sends them.
  */
 import { hostname } from 'node:os';
 import { TARGET_KIND } from '../core/kinds.js';
@@ -21,6 +24,103 @@ export const EVENTS: ApiResource = { group: 'events.k8s.io', version: 'v1', plur
 /** events.k8s.io/v1 refuses a note above 1 kB. */
 const MAX_NOTE_BYTES = 1024;
 
+/**
+ * Events a pass records at most. The default --max-deletions (1000) keeps a live pass
+ * under it, so by default every deletion has its Event; past it, the rest are in the
+ * report only, and a log line says how many.
+ */
+export const MAX_EVENTS_PER_PASS = 1000;
+
+/** One Event to record: about one PipelineResource, or summing up a dry run's namespace. */
+export type PlannedEvent =
+  | { kind: 'target'; decision: Decision; result: 'deleted' | 'failed' }
+  | { kind: 'namespace'; namespace: string; result: 'would-delete'; decisions: readonly Decision[] };
+
+export interface EventPlan {
+  events: PlannedEvent[];
+  /** Results past MAX_EVENTS_PER_PASS that get no Event. */
+  omitted: number;
+}
+
+/**
+ * The Events of a pass's results; pure. Would-be deletions: one Event per namespace, in
+ * name order. Deletions and failed deletes: one each, failures first (they want a look),
+ * then in the order given. At most `max` in all.
+ */
+export function planEvents(items: readonly { decision: Decision; result: EventfulResult }[], max: number = MAX_EVENTS_PER_PASS): EventPlan {
+  const byNamespace = new Map<string, Decision[]>();
+  const failed: PlannedEvent[] = [];
+  const deleted: PlannedEvent[] = [];
+  for (const { decision, result } of items) {
+    if (result === 'would-delete') {
+      const namespace = decision.target.namespace;
+      const decisions = byNamespace.get(namespace);
+      if (decisions === undefined) byNamespace.set(namespace, [decision]);
+      else decisions.push(decision);
+    } else {
+      (result === 'failed' ? failed : deleted).push({ kind: 'target', decision, result });
+    }
+  }
+  const summaries = [...byNamespace.keys()]
+    .sort()
+    .map((namespace): PlannedEvent => ({ kind: 'namespace', namespace, result: 'would-delete', decisions: byNamespace.get(namespace) ?? [] }));
+  const all = [...failed, ...deleted, ...summaries];
+  // A namespace's summary left out stands for each of its would-be deletions.
+  const omitted = all.slice(max).reduce((sum, event) => sum + (event.kind === 'namespace' ? event.decisions.length : 1), 0);
+  return { events: all.slice(0, max), omitted };
+}
+
+/** The Event of a planned one; pure. */
+export function plannedEventBody(event: PlannedEvent, context: EventContext): Record<string, unknown> {
+  return event.kind === 'target' ? eventFor(event.decision, event.result, context) : namespaceEventFor(event.namespace, event.decisions, context);
+}
+
+/**
+ * A dry run's Event for one namespace, regarding the Namespace: how many it would delete,
+ * by reason, and their names as far as the note's kilobyte goes.
+ */
+export function namespaceEventFor(namespace: string, decisions: readonly Decision[], context: EventContext): Record<string, unknown> {
+  const reasons = new Map<string, number>();
+  for (const decision of decisions) reasons.set(decision.reason, (reasons.get(decision.reason) ?? 0) + 1);
+  const byReason = [...reasons].sort(([a], [b]) => a.localeCompare(b)).map(([reason, count]) => `${reason} ${count}`).join(', ');
+  const count = decisions.length;
+  const head = `dry run: would delete ${count} PipelineResource${count === 1 ? '' : 's'} here (${byReason}): `;
+  const names = decisions.map((decision) => decision.target.name).sort();
+  return {
+    ...eventEnvelope(namespace, namespace, context),
+    reason: EVENT_REASONS['would-delete'],
+    type: 'Normal',
+    // A Namespace is cluster-scoped, but an Event about it lives in it: the API server
+    // wants the Event's namespace in `regarding`.
+    regarding: { apiVersion: 'v1', kind: 'Namespace', namespace, name: namespace },
+    note: listedNote(head, names, '; the report lists each with its reason'),
+  };
+}
+
+/** `head` and as many names as fit in the note, then how many more there are, then `tail`. */
+function listedNote(head: string, names: readonly string[], tail: string): string {
+  const note = (shown: number): string => `${head}${names.slice(0, shown).join(', ')}${shown < names.length ? `, and ${names.length - shown} more` : ''}${tail}`;
+  // A name and its comma take 3 bytes at least: no more than this many can fit.
+  let shown = Math.min(names.length, Math.floor(MAX_NOTE_BYTES / 3));
+  while (shown > 0 && Buffer.byteLength(note(shown)) > MAX_NOTE_BYTES) shown--;
+  return truncateBytes(note(shown), MAX_NOTE_BYTES);
+}
+
+/** What every Event of ours has: its name, namespace and time, who reports it, the action. */
+function eventEnvelope(namespace: string, about: string, context: EventContext): Record<string, unknown> {
+  return {
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    // Named as Kubernetes' own recorder names Events: `<object>.<nanoseconds in hex>`.
+    metadata: { name: eventName(about, context.now), namespace },
+    // A MicroTime: RFC 3339 with six fractional digits.
+    eventTime: context.now.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z'),
+    reportingController: REPORTING_CONTROLLER,
+    reportingInstance: context.instance.slice(0, 128),
+    action: 'Delete',
+  };
+}
+
 export interface EventContext {
   now: Date;
   /** reportingInstance: which process said it (the pod's name in a cluster). */
@@ -32,15 +132,7 @@ export function eventFor(decision: Decision, result: EventfulResult, context: Ev
   const { target } = decision;
   const note = result === 'failed' ? decision.message : `${decision.reason}: ${decision.message}`;
   return {
-    apiVersion: 'events.k8s.io/v1',
-    kind: 'Event',
-    // Named as Kubernetes' own recorder names Events: `<object>.<nanoseconds in hex>`.
-    metadata: { name: eventName(target.name, context.now), namespace: target.namespace },
-    // A MicroTime: RFC 3339 with six fractional digits.
-    eventTime: context.now.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z'),
-    reportingController: REPORTING_CONTROLLER,
-    reportingInstance: context.instance.slice(0, 128),
-    action: 'Delete',
+    ...eventEnvelope(target.namespace, target.name, context),
     reason: EVENT_REASONS[result],
     type: result === 'failed' ? 'Warning' : 'Normal',
     regarding: {
@@ -80,11 +172,11 @@ export class KubeEvents {
     private readonly instance: string = defaultInstance(),
   ) {}
 
-  async record(decision: Decision, result: EventfulResult, now: Date): Promise<void> {
-    const { namespace } = decision.target;
+  async record(event: PlannedEvent, now: Date): Promise<void> {
+    const namespace = event.kind === 'target' ? event.decision.target.namespace : event.namespace;
     await this.http.json(
       { verb: 'create', resource: 'events.events.k8s.io', namespace },
-      { method: 'POST', path: collectionPath(EVENTS, namespace), body: eventFor(decision, result, { now, instance: this.instance }) },
+      { method: 'POST', path: collectionPath(EVENTS, namespace), body: plannedEventBody(event, { now, instance: this.instance }) },
     );
   }
 }

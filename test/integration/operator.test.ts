@@ -17,6 +17,7 @@ import { EventsV1Api, type EventsV1Event } from '@kubernetes/client-node';
 import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
 import type { Explanation } from '../../src/core/explain.js';
 import { KubeCluster } from '../../src/kube/cluster.js';
+import { MAX_EVENTS_PER_PASS } from '../../src/kube/events.js';
 import { KubeHttp, httpOptions } from '../../src/kube/http.js';
 import { runOnSchedule } from '../../src/schedule.js';
 import { explainTarget } from '../../src/sweep.js';
@@ -189,6 +190,14 @@ async function seedCollectable(ns: string): Promise<Map<string, string>> {
   return uids;
 }
 
+/** `count` unreferenced PipelineResources src-00000, src-00001, …, created twenty at a time. */
+async function createTargets(namespace: string, count: number): Promise<void> {
+  const names = Array.from({ length: count }, (_, index) => `src-${String(index).padStart(5, '0')}`);
+  for (let start = 0; start < names.length; start += 20) {
+    await Promise.all(names.slice(start, start + 20).map((name) => seed.create(gitResource({ name, namespace }, name))));
+  }
+}
+
 describe('--events', () => {
   test('a live pass records a Deleted Event regarding each PipelineResource it deleted, and none for the kept', async () => {
     const ns = 'events-live';
@@ -203,13 +212,46 @@ describe('--events', () => {
     assert.ok(events.every((event) => event.reportingInstance?.startsWith('tekton-resource-gc-') && event.eventTime !== undefined));
   });
 
-  test('a dry run records WouldDelete and deletes nothing', async () => {
+  test('a dry run records one WouldDelete Event per namespace, regarding the Namespace, however many it would delete there, and deletes nothing', async () => {
     const ns = 'events-dry';
+    const many = 'events-dry-many';
     await seedCollectable(ns);
-    const result = await runCli(kube(['--events', '--dry-run', '--namespace', ns, '--min-age', '0s', '--output', 'json']));
+    await seed.namespace(many);
+    await createTargets(many, 40);
+    const dryRun = kube(['--events', '--dry-run', '--namespace', `${ns},${many}`, '--min-age', '0s', '--output', 'json']);
+    const result = await runCli(dryRun);
     assert.equal(result.code, 0, result.stderr);
-    assert.deepEqual((await eventsIn(ns)).map((event) => `${event.reason} ${event.regarding?.name}`).sort(), ['WouldDelete src-old-1', 'WouldDelete src-old-2']);
+    assert.equal(reportOf(result).summary.results['would-delete'], 42);
+    const summaries = async (namespace: string): Promise<string[]> =>
+      (await eventsIn(namespace)).map((event) => [event.reason, event.type, event.action, event.regarding?.kind, event.regarding?.name, event.note].join(' | '));
+    assert.deepEqual(await summaries(ns), [
+      `WouldDelete | Normal | Delete | Namespace | ${ns} | dry run: would delete 2 PipelineResources here (unreferenced 2): src-old-1, src-old-2; the report lists each with its reason`,
+    ]);
+    const [manyEvent, ...others] = await summaries(many);
+    assert.deepEqual(others, [], 'one Event for 40 would-be deletions');
+    assert.match(manyEvent ?? '', new RegExp(`^WouldDelete \\| Normal \\| Delete \\| Namespace \\| ${many} \\| dry run: would delete 40 PipelineResources here \\(unreferenced 40\\): src-00000, src-00001, `));
     assert.deepEqual(await seed.remainingTargets(ns), ['src-busy', 'src-old-1', 'src-old-2']);
+    // Every pass adds one per namespace, not one per would-be deletion.
+    assert.equal((await runCli(dryRun)).code, 0);
+    assert.deepEqual([(await eventsIn(ns)).length, (await eventsIn(many)).length], [2, 2]);
+  });
+
+  test(`a live pass records at most ${MAX_EVENTS_PER_PASS} Events, and says so in a log line`, async () => {
+    const ns = 'events-cap';
+    await seed.namespace(ns);
+    await createTargets(ns, MAX_EVENTS_PER_PASS + 3);
+    const args = ['--events', '--namespace', ns, '--min-age', '0s', '--output', 'json', '--max-deletions', '2000', '--qps', '1000', '--concurrency', '16'];
+    const result = await runCli(kube(args));
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(reportOf(result).summary.results.deleted, MAX_EVENTS_PER_PASS + 3);
+    const events = await eventsIn(ns);
+    assert.equal(events.length, MAX_EVENTS_PER_PASS);
+    assert.ok(events.every((event) => event.reason === 'Deleted' && event.regarding?.kind === 'PipelineResource'));
+    const line = result.stderr.split('\n').find((text) => text.includes('the most a pass records'));
+    assert.ok(line !== undefined, result.stderr.slice(-2000));
+    const logged = JSON.parse(line) as { msg: string; maxEvents: number; omitted: number };
+    assert.deepEqual([logged.maxEvents, logged.omitted], [MAX_EVENTS_PER_PASS, 3]);
+    assert.equal(logged.msg, `recording ${MAX_EVENTS_PER_PASS} Events, the most a pass records; 3 more results have none (the report has them all)`);
   });
 
   test('an identity that may not create Events still deletes, logs one warning, and exits 0', async () => {
