@@ -358,6 +358,25 @@ describe('helm lint and helm template', () => {
     await helmLint({ namespaces: ['team-a', 'team-b'], excludeNamespaces: ['team-b'] });
   });
 
+  test('helm package holds the templates, values, schema and README, and leaves the icon out (.helmignore)', async () => {
+    const out = path.join(work, 'package');
+    succeeded(await run(helmPath, ['package', CHART, '--destination', out]), 'helm package');
+    const listing = await run('tar', ['-tzf', path.join(out, `tekton-resource-gc-${PACKAGE.version}.tgz`)]);
+    assert.deepEqual(succeeded(listing, 'tar -t').trim().split('\n').sort(), [
+      'tekton-resource-gc/.helmignore',
+      'tekton-resource-gc/Chart.yaml',
+      'tekton-resource-gc/README.md',
+      'tekton-resource-gc/templates/NOTES.txt',
+      'tekton-resource-gc/templates/_helpers.tpl',
+      'tekton-resource-gc/templates/cronjob.yaml',
+      'tekton-resource-gc/templates/rbac.yaml',
+      'tekton-resource-gc/templates/serviceaccount.yaml',
+      'tekton-resource-gc/templates/tests/dry-run.yaml',
+      'tekton-resource-gc/values.schema.json',
+      'tekton-resource-gc/values.yaml',
+    ]);
+  });
+
   test('the defaults render a dry run of every namespace: a ServiceAccount, a ClusterRole and its binding, a CronJob, and the helm test pod', async () => {
     const release = await render('gc', 'trgc-system');
     assert.deepEqual(release.objects.map((object) => `${object.kind}/${object.metadata.name}`).sort(), [

@@ -5,11 +5,12 @@
  * (Rendering, Helm's own schema check and the API server: test/integration/chart.test.ts.)
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { loadYaml } from '@kubernetes/client-node';
+import { CHART_REPOSITORY, currentChartReadme, documentedValues } from '../../harness/chart-readme.js';
 import { DEFAULTS, LOG_LEVELS, MAX_PAGE_SIZE, MAX_RETRIES, parseConfig, type Config } from '../../src/config.js';
 import { parseDurationMs, parseRetentionDuration } from '../../src/core/retention.js';
 import { OUTPUT_FORMATS, type Report, type ReportItem } from '../../src/report/model.js';
@@ -20,8 +21,18 @@ const read = (file: string): string => readFileSync(path.join(ROOT, file), 'utf8
 
 const VALUES_TEXT = read('chart/values.yaml');
 const VALUES = loadYaml<Record<string, unknown>>(VALUES_TEXT);
-const CHART = loadYaml<{ apiVersion: string; name: string; appVersion: string }>(read('chart/Chart.yaml'));
-const PACKAGE = JSON.parse(read('package.json')) as { name: string; version: string };
+const CHART = loadYaml<{
+  apiVersion: string;
+  name: string;
+  version: string;
+  appVersion: string;
+  home: string;
+  sources: string[];
+  maintainers: { name: string; url?: string }[];
+  icon: string;
+  annotations: Record<string, string>;
+}>(read('chart/Chart.yaml'));
+const PACKAGE = JSON.parse(read('package.json')) as { name: string; version: string; license: string };
 
 interface Schema {
   type?: string | string[];
@@ -85,6 +96,38 @@ function configFrom(env: Record<string, string>): Config {
 describe('Chart.yaml', () => {
   it('is an apiVersion v2 chart named after the package, whose appVersion (the default image tag) is the package version', () => {
     assert.deepEqual([CHART.apiVersion, CHART.name, CHART.appVersion], ['v2', PACKAGE.name, PACKAGE.version]);
+  });
+
+  it('has a home, sources and maintainers in the repository of the released image, and an icon there', () => {
+    const owner = /^ghcr\.io\/([^/]+)\/tekton-resource-gc$/.exec(String((VALUES['image'] as Record<string, unknown>)['repository']))?.[1];
+    assert.ok(owner !== undefined, 'the default image is the release on ghcr.io');
+    const home = `https://github.com/${owner}/tekton-resource-gc`;
+    assert.equal(CHART.home, home);
+    assert.deepEqual(CHART.sources, [home]);
+    assert.ok(CHART.maintainers.length > 0 && CHART.maintainers.every((maintainer) => maintainer.name !== '' && maintainer.url?.startsWith(home)));
+    const icon = new RegExp(`^https://raw\\.githubusercontent\\.com/${owner}/tekton-resource-gc/main/(.+)$`).exec(CHART.icon)?.[1];
+    assert.ok(icon !== undefined && existsSync(path.join(ROOT, icon)), `the icon is a file of the repository: ${CHART.icon}`);
+  });
+
+  it("has Artifact Hub's annotations: the package's license, links, changes, and the chart's default image", () => {
+    const annotations = CHART.annotations;
+    assert.equal(annotations['artifacthub.io/license'], PACKAGE.license);
+    const links = loadYaml<{ name: string; url: string }[]>(annotations['artifacthub.io/links'] ?? '');
+    assert.ok(links.some((link) => link.url === CHART.home), 'links to the source');
+    assert.ok(links.every((link) => link.name !== '' && link.url.startsWith(CHART.home)));
+    const changes = loadYaml<{ kind: string; description: string }[]>(annotations['artifacthub.io/changes'] ?? '');
+    assert.ok(changes.length > 0 && changes.every((change) => ['added', 'changed', 'deprecated', 'removed', 'fixed', 'security'].includes(change.kind) && change.description !== ''));
+    const images = loadYaml<{ name: string; image: string; platforms: string[] }[]>(annotations['artifacthub.io/images'] ?? '');
+    const image = VALUES['image'] as { repository: string; tag: string; digest: string };
+    assert.deepEqual(images.map((entry) => entry.image), [`${image.repository}:${image.tag === '' ? CHART.appVersion : image.tag}`], "the chart's default image");
+    assert.deepEqual(images[0]?.platforms, ['linux/amd64', 'linux/arm64']);
+  });
+
+  it('.helmignore names nothing the chart does not hold, and leaves the icon out of the package', () => {
+    const entries = read('chart/.helmignore').split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+    const literal = entries.filter((entry) => !/[*?[]/.test(entry) && !entry.startsWith('.'));
+    assert.deepEqual(literal.filter((entry) => !existsSync(path.join(ROOT, 'chart', entry))), [], 'stale entries');
+    assert.ok(entries.includes('icon.svg'));
   });
 });
 
@@ -327,10 +370,10 @@ function helmSection(readme: string): string {
   return readme.slice(start, end < 0 ? readme.length : end);
 }
 
-describe("the README's Helm section", () => {
-  const README = helmSection(read('README.md'));
+describe('chart/README.md', () => {
+  const README = read('chart/README.md');
   const rows = new Map(
-    [...README.matchAll(/^\| `([\w.]+)` \| ([^|]+) \| `([^`]*)` \| (.+) \|$/gm)].map((match) => [match[1] ?? '', { type: match[2] ?? '', defaultValue: match[3] ?? '' }]),
+    [...README.matchAll(/^\| `([\w.]+)` \| ([^|]+) \| `((?:[^`]|\\\|)*)` \| (.+) \|$/gm)].map((match) => [match[1] ?? '', { type: match[2] ?? '', defaultValue: match[3] ?? '' }]),
   );
 
   /** Every value as the table names it: top-level keys, and the keys of the groups. */
@@ -340,18 +383,38 @@ describe("the README's Helm section", () => {
     );
   }
 
-  it('has a row for every value and none for a value that does not exist', () => {
-    assert.deepEqual([...rows.keys()].sort(), leaves().map(([key]) => key).sort());
+  it('is what npm run chart:readme writes from Chart.yaml, values.yaml and values.schema.json now', () => {
+    assert.equal(README, currentChartReadme(), 'chart/README.md is not current: run npm run chart:readme');
   });
 
-  it("shows each value's default as values.yaml sets it", () => {
-    const wrong = leaves().filter(([key, value]) => {
-      const shown = rows.get(key)?.defaultValue;
-      const expected = typeof value === 'string' ? (value === '' ? '""' : value) : JSON.stringify(value);
-      return shown !== expected;
-    });
+  it('has a row for every value, with its default as values.yaml sets it, and none for a value that does not exist', () => {
+    assert.deepEqual([...rows.keys()].sort(), leaves().map(([key]) => key).sort());
+    const wrong = leaves().filter(([key, value]) => rows.get(key)?.defaultValue !== JSON.stringify(value));
     assert.deepEqual(wrong.map(([key]) => key), []);
+    assert.deepEqual(
+      ['dryRun', 'ttlSecondsAfterFinished', 'resources', 'image.digest'].map((key) => rows.get(key)?.type.trim()),
+      ['bool', 'int or null', 'object', 'string'],
+      "types as the schema gives them",
+    );
   });
+
+  it("takes each value's description from its # -- comment, every line of it, and a # --set inside one for text", () => {
+    const docs = documentedValues(['# A file comment.', '', '# -- Uid and gid: `--set', '# --set a=null`.', 'a: 1', '# -- Not documenting b.', '', 'b: 2', 'group:', '  # -- Its c.', '  c: "x"'].join('\n'));
+    assert.deepEqual(docs, [
+      { key: 'a', value: 1, description: 'Uid and gid: `--set --set a=null`.' },
+      { key: 'group.c', value: 'x', description: 'Its c.' },
+    ]);
+  });
+
+  it('installs the chart from where the release workflow pushes it', () => {
+    const workflow = read('.github/workflows/release.yml');
+    assert.equal(/^ {2}CHART_REPOSITORY: (\S+)$/m.exec(workflow)?.[1], CHART_REPOSITORY);
+    assert.ok(README.includes(`helm install tekton-resource-gc ${CHART_REPOSITORY}/${CHART.name} --version ${CHART.version}`));
+  });
+});
+
+describe("the README's Helm section", () => {
+  const README = helmSection(read('README.md'));
 
   it("shows the summary line the collector prints for the counts it names", () => {
     const example = /^dry run: 212 targets, .+$/m.exec(README)?.[0];
@@ -376,7 +439,7 @@ describe("the README's Helm section", () => {
       ['### 1. Install as a dry run', 'helm install tekton-resource-gc ./chart'],
       ['### 2. Read a report', 'kubectl create job --namespace tekton-resource-gc --from=cronjob/tekton-resource-gc'],
       ['### 3. Go live', '--reset-then-reuse-values --set dryRun=false'],
-      ['### Values', '| `dryRun` |'],
+      ['### Values', '[chart/README.md](chart/README.md)'],
       ['### Upgrading', 'helm upgrade tekton-resource-gc ./chart'],
       ['### Uninstalling', 'helm uninstall tekton-resource-gc'],
     ];
