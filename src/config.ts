@@ -65,6 +65,14 @@ export interface Config {
   pushgatewayUrl?: string;
   /** Labels besides `job` of the group the metrics go to; only with `pushgatewayUrl`. */
   pushgatewayGrouping?: GroupingLabel[];
+  /** A dry run writes its plan (what it would delete) here, for `apply`. */
+  planFile?: string;
+  /** `apply` refuses a plan older than this. */
+  planMaxAgeMs: number;
+  /** `apply` refuses a plan whose digest is not this one (the digest that was reviewed). */
+  planDigest?: string;
+  /** `explain --plan`: also say whether the target is in this plan. */
+  plan?: string;
   /** Where each setting that was given came from, `--min-age` or `TRGC_MIN_AGE`; absent when every setting has its default. */
   origins?: { readonly [F in FlagName]?: string };
 }
@@ -79,6 +87,7 @@ export interface TargetName {
 export type Invocation =
   | { kind: 'run'; config: Config }
   | { kind: 'explain'; config: Config; target: TargetName }
+  | { kind: 'apply'; config: Config; planFile: string }
   | { kind: 'help' }
   | { kind: 'version' };
 
@@ -116,6 +125,10 @@ const FLAG_KINDS = {
   progress: 'value',
   'pushgateway-url': 'value',
   'pushgateway-grouping': 'list',
+  'plan-file': 'value',
+  'plan-max-age': 'value',
+  'plan-digest': 'value',
+  plan: 'value',
 } as const satisfies Record<string, 'boolean' | 'value' | 'list'>;
 
 export type FlagName = keyof typeof FLAG_KINDS;
@@ -147,6 +160,8 @@ export const DEFAULTS = {
   logLevel: 'info',
   events: false,
   progress: 'auto',
+  // A plan reviewed on one working day is applied on the next at the latest.
+  planMaxAgeMs: 24 * 3_600_000,
 } as const satisfies Partial<Config>;
 
 export const MAX_PAGE_SIZE = 10_000;
@@ -165,8 +180,19 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   const { given, command, operands } = readCommandLine(argv);
   checkEnvNames(env);
   if (command === 'explain') return explainInvocation(given, operands, env);
+  if (command === 'apply') return applyInvocation(given, operands, env);
   const sources = new Map(FLAG_NAMES.flatMap((flag) => sourceOf(flag, given, env)));
-  return { kind: 'run', config: toConfig(new Settings(sources)) };
+  const config = toConfig(new Settings(sources));
+  // On the command line of a run these are a mistake; in a pod's environment they may be the
+  // chart's for another mode, and are left alone.
+  const planOnly = (['plan-digest', 'plan-max-age', 'plan'] as const).find((flag) => given.has(flag));
+  if (planOnly !== undefined) {
+    throw new ConfigError(`--${planOnly} applies only to ${planOnly === 'plan' ? `explain, such as ${EXPLAIN_EXAMPLE} --plan plan.json` : `apply, such as ${APPLY_EXAMPLE}`}`);
+  }
+  if (config.planFile !== undefined && !config.dryRun) {
+    throw new ConfigError(`${sources.get('plan-file')?.origin ?? '--plan-file'} writes the plan of a dry run: add --dry-run, such as ${PROGRAM} --dry-run --plan-file plan.json; a live pass from a plan is ${APPLY_EXAMPLE}`);
+  }
+  return { kind: 'run', config };
 }
 
 /**
@@ -188,9 +214,28 @@ export const EXPLAIN_FLAGS: readonly FlagName[] = [
   'log-level',
   'kubeconfig',
   'context',
+  'plan',
 ];
 
 const EXPLAIN_EXAMPLE = `${PROGRAM} explain ci/src-abc123`;
+const APPLY_EXAMPLE = `${PROGRAM} apply plan.json`;
+
+/**
+ * What `apply` may not be given: it is one live pass of a plan, deciding with the plan's own
+ * settings (a scope or rule flag that differs from the plan's is refused once the plan is read).
+ */
+const NOT_FOR_APPLY: readonly FlagName[] = ['dry-run', 'plan-file', 'schedule', 'time-zone', 'plan'];
+
+function applyInvocation(given: ReadonlyMap<FlagName, string[]>, operands: readonly string[], env: Readonly<Record<string, string | undefined>>): Invocation {
+  const wrong = NOT_FOR_APPLY.find((flag) => given.has(flag));
+  if (wrong !== undefined) throw new ConfigError(`--${wrong} does not apply to apply, which deletes what a plan lists in one live pass, such as ${APPLY_EXAMPLE}`);
+  const [planFile] = operands;
+  if (planFile === undefined || planFile === '') throw new ConfigError(`apply needs the plan file a dry run wrote with --plan-file, such as ${APPLY_EXAMPLE}`);
+  // In a pod's environment the scheduling and dry-run variables are the chart's; apply leaves them alone.
+  const sources = new Map(FLAG_NAMES.filter((flag) => !NOT_FOR_APPLY.includes(flag)).flatMap((flag) => sourceOf(flag, given, env)));
+  const config = toConfig(new Settings(sources));
+  return { kind: 'apply', config, planFile };
+}
 
 function explainInvocation(given: ReadonlyMap<FlagName, string[]>, operands: readonly string[], env: Readonly<Record<string, string | undefined>>): Invocation {
   const other = [...given.keys()].find((flag) => !EXPLAIN_FLAGS.includes(flag));
@@ -246,6 +291,7 @@ function toConfig(settings: Settings): Config {
     logLevel: settings.one('log-level', oneOfParser(LOG_LEVELS, 'debug'), DEFAULTS.logLevel),
     events: settings.one('events', parseBoolean('events'), DEFAULTS.events),
     progress: settings.one('progress', oneOfParser(PROGRESS_MODES, 'never'), DEFAULTS.progress),
+    planMaxAgeMs: settings.one('plan-max-age', parseDurationMs, DEFAULTS.planMaxAgeMs),
   };
   addOptionalSettings(config, settings);
   const origins = settings.origins();
@@ -270,6 +316,18 @@ function addOptionalSettings(config: Config, settings: Settings): void {
   if (context !== undefined) config.context = context;
   addScheduleSettings(config, settings);
   addPushgatewaySettings(config, settings);
+  const planFile = settings.one('plan-file', nonEmptyParser('plan.json'));
+  if (planFile !== undefined) config.planFile = planFile;
+  const planDigest = settings.one('plan-digest', parsePlanDigest);
+  if (planDigest !== undefined) config.planDigest = planDigest;
+  const plan = settings.one('plan', nonEmptyParser('plan.json'));
+  if (plan !== undefined) config.plan = plan;
+}
+
+/** `sha256:` and 64 hex digits, as a plan and its report give it. */
+function parsePlanDigest(text: string): Parsed<string> {
+  const trimmed = text.trim().toLowerCase();
+  return /^sha256:[0-9a-f]{64}$/.test(trimmed) ? ok(trimmed) : { ok: false, error: 'expected the plan digest a dry run reported, such as sha256:3f5a… (64 hex digits)' };
 }
 
 function addScheduleSettings(config: Config, settings: Settings): void {
@@ -360,8 +418,8 @@ function quote(text: string): string {
 /** Raw values per flag, in the order given. Validates the shape of the command line only. */
 interface CommandLine {
   given: Map<FlagName, string[]>;
-  command: 'run' | 'explain';
-  /** What follows `explain`: its NAMESPACE/NAME. */
+  command: 'run' | 'explain' | 'apply';
+  /** What follows `explain` (its NAMESPACE/NAME) or `apply` (its plan file). */
   operands: string[];
 }
 
@@ -384,19 +442,20 @@ function readCommandLine(argv: readonly string[]): CommandLine {
 
 function readPositional(arg: string, state: { line: CommandLine; commandSeen: boolean }, previous: string | undefined): void {
   const { line, commandSeen } = state;
-  if (!commandSeen && (arg === 'run' || arg === 'explain')) {
+  if (!commandSeen && (arg === 'run' || arg === 'explain' || arg === 'apply')) {
     line.command = arg;
     return;
   }
   if ((arg === 'true' || arg === 'false') && previous !== undefined && flagKind(previous) === 'boolean') {
     throw new ConfigError(`unexpected argument ${quote(arg)} after ${previous}: write ${previous}=${arg}`);
   }
-  if (!commandSeen) throw new ConfigError(`unknown command ${quote(arg)}: the commands are run (the default) and explain, such as ${PROGRAM} run --dry-run`);
-  if (line.command === 'explain' && line.operands.length === 0) {
+  if (!commandSeen) throw new ConfigError(`unknown command ${quote(arg)}: the commands are run (the default), explain and apply, such as ${PROGRAM} run --dry-run`);
+  if ((line.command === 'explain' || line.command === 'apply') && line.operands.length === 0) {
     line.operands.push(arg);
     return;
   }
   if (line.command === 'explain') throw new ConfigError(`unexpected argument ${quote(arg)}: explain takes one NAMESPACE/NAME, such as ${EXPLAIN_EXAMPLE}`);
+  if (line.command === 'apply') throw new ConfigError(`unexpected argument ${quote(arg)}: apply takes one plan file, such as ${APPLY_EXAMPLE}`);
   throw new ConfigError(`unexpected argument ${quote(arg)}: ${PROGRAM} run takes flags only, such as ${PROGRAM} run --dry-run --namespace ci`);
 }
 
@@ -457,6 +516,10 @@ export const FLAG_EXAMPLES: { readonly [F in FlagName]: string } = {
   progress: '--progress never',
   'pushgateway-url': '--pushgateway-url http://pushgateway.monitoring:9091',
   'pushgateway-grouping': '--pushgateway-grouping instance=ci-gc,cluster=prod',
+  'plan-file': '--plan-file plan.json',
+  'plan-max-age': '--plan-max-age 12h',
+  'plan-digest': '--plan-digest sha256:3f5a…',
+  plan: '--plan plan.json',
 };
 
 // ---- the environment ----

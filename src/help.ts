@@ -176,6 +176,30 @@ const FLAG_DOCS: { readonly [F in FlagName]: FlagDoc } = {
       '--pushgateway-url. Without it: job alone.',
     ],
   },
+  'plan-file': {
+    value: 'PATH',
+    text: [
+      'With --dry-run: also write the plan, what this dry run would delete (namespace, name, uid,',
+      'resourceVersion, reason), the settings that decided it, the cluster and the time, with a',
+      'SHA-256 digest of the whole. The report names the digest. `apply PATH` deletes from it.',
+    ],
+  },
+  'plan-max-age': {
+    value: 'DURATION',
+    text: ['apply refuses a plan older than this (exit 2).'],
+    default: formatDuration(DEFAULTS.planMaxAgeMs),
+  },
+  'plan-digest': {
+    value: 'DIGEST',
+    text: [
+      'apply refuses a plan whose digest is not this one (exit 2): pin the plan that was reviewed.',
+      'Without it the plan\'s own digest still refuses a plan edited after it was written.',
+    ],
+  },
+  plan: {
+    value: 'PATH',
+    text: ['explain also says whether the PipelineResource is in this plan, and what apply would do', 'with it.'],
+  },
 };
 
 const INDENT = '      ';
@@ -194,7 +218,8 @@ finished or gone.
 
 Usage:
   tekton-resource-gc [run] [flags]
-  tekton-resource-gc explain NAMESPACE/NAME [flags]
+  tekton-resource-gc explain NAMESPACE/NAME [--plan PATH] [flags]
+  tekton-resource-gc apply PATH [flags]
 
   run (the default) makes one pass: it lists PipelineResources, then PipelineRuns and
   TaskRuns, decides for each resource, deletes the collectable ones, prints a report and
@@ -205,6 +230,14 @@ Usage:
   become collectable if nothing changed. It reads only that resource, the runs of its
   namespace and the namespace, and takes the flags the decision depends on (--min-age,
   --retain-for, --label-prefix, the scope), --output text or json, and the connection flags.
+
+  apply makes one live pass from a plan that a dry run wrote with --plan-file: it deletes at
+  most what the plan lists, each only if it is still the same object (uid and
+  resourceVersion) and a fresh decision with the plan's settings still deletes it; every
+  safety rule of a live pass holds. Changed objects are reported changed, vanished ones
+  gone, needed ones kept. A plan for another cluster, edited after it was written, older
+  than --plan-max-age or not the --plan-digest given is refused (exit 2). Scope and rule
+  flags are the plan's: one given with another value is refused.
 
 Flags:
 ${FLAG_NAMES.map(flagSection).join('\n')}

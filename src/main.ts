@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { ConfigError, parseConfig, type Config, type TargetName } from './config.js';
+import { readFile } from 'node:fs/promises';
+import { ConfigError, parseConfig, settingOrigin, type Config, type TargetName } from './config.js';
+import { formatRetentionDuration } from './core/retention.js';
 import { helpText } from './help.js';
 import { KubeCluster } from './kube/cluster.js';
 import { loadConnection, unusableCredentials } from './kube/connect.js';
@@ -9,6 +11,7 @@ import { KubeEvents } from './kube/events.js';
 import { KubeHttp, httpOptions } from './kube/http.js';
 import { createLogger, type Logger } from './log.js';
 import type { PassFacts } from './metrics.js';
+import { PlanError, checkPlan, parsePlan, planPolicy, planVerdict, renderPlan, type Plan } from './plan.js';
 import { TerminalProgress, progressWanted } from './progress.js';
 import { redactUrl } from './redact.js';
 import { EXPLAIN_RENDERERS } from './report/explain.js';
@@ -16,7 +19,7 @@ import { renderReportChunks } from './report/render.js';
 import { writeReportFile } from './reportfile.js';
 import { localTimeZone, runOnSchedule } from './schedule.js';
 import { abortableSleep } from './sleep.js';
-import { explainTarget, runPass } from './sweep.js';
+import { explainTarget, runPass, type PassPlans } from './sweep.js';
 
 const EXIT_USAGE = 2;
 const EXIT_COULD_NOT_RUN = 1;
@@ -35,13 +38,93 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
       return 0;
     }
     if (invocation.kind === 'explain') {
-      return await runExplain(invocation.config, invocation.target, env);
+      return await runExplain(invocation.config, invocation.target, env, invocation.config.plan);
     }
     config = invocation.config;
+    if (invocation.kind === 'apply') return await runApply(config, invocation.planFile, env);
   } catch (error) {
     return usageError(error);
   }
   return runOnce(config, env);
+}
+
+/** The plan file's text, or a ConfigError naming the file (a plan that cannot be read is bad usage). */
+async function readPlanFile(file: string): Promise<Plan> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'a directory' : (error as Error).message;
+    throw new ConfigError(`cannot read the plan ${file}: ${why}; write one with --dry-run --plan-file ${file}`);
+  }
+  try {
+    return parsePlan(text, file);
+  } catch (error) {
+    if (error instanceof PlanError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
+/**
+ * `apply PATH`: one live pass that deletes at most what the plan lists. The plan is checked
+ * (its digest, cluster, age) before anything is read, and the pass decides with the plan's
+ * own settings: a scope or rule setting given with another value is refused.
+ */
+async function runApply(config: Config, file: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const plan = await readPlanFile(file);
+  const applied = withPlanSettings(config, plan);
+  return runOnce(applied, env, (http) => {
+    try {
+      checkPlan(plan, file, { server: http.server, now: new Date(), maxAgeMs: config.planMaxAgeMs, ...(config.planDigest !== undefined && { expectedDigest: config.planDigest }) });
+    } catch (error) {
+      throw error instanceof PlanError ? new ConfigError(error.message) : error;
+    }
+    return { apply: { plan, file } };
+  });
+}
+
+/** The config of an apply: the plan's scope and rules, live; one of them given otherwise is refused. */
+function withPlanSettings(config: Config, plan: Plan): Config {
+  const { settings } = plan;
+  const same: Record<'namespace' | 'exclude-namespace' | 'selector' | 'label-prefix' | 'min-age' | 'retain-for', boolean> = {
+    namespace: config.namespaces.join(',') === settings.namespaces.join(','),
+    'exclude-namespace': config.excludeNamespaces.join(',') === settings.excludeNamespaces.join(','),
+    selector: config.selector === settings.selector,
+    'label-prefix': config.labelPrefix === settings.labelPrefix,
+    'min-age': config.minAgeMs === settings.minAgeMs,
+    'retain-for': (config.retainFor === undefined ? undefined : formatRetentionDuration(config.retainFor)) === settings.retainFor,
+  };
+  for (const [flag, equal] of Object.entries(same) as [keyof typeof same, boolean][]) {
+    const origin = settingOrigin(config, flag);
+    if (!equal && origin !== 'default') {
+      throw new ConfigError(`${origin} differs from the plan, which was decided with its own ${flagList(flag, settings)}: apply decides with the plan's settings; leave ${origin} out`);
+    }
+  }
+  const policy = planPolicy(settings);
+  const { retainFor: _unused, ...rest } = config;
+  return {
+    ...rest,
+    dryRun: false,
+    namespaces: [...settings.namespaces],
+    excludeNamespaces: [...settings.excludeNamespaces],
+    selector: settings.selector,
+    labelPrefix: settings.labelPrefix,
+    minAgeMs: settings.minAgeMs,
+    ...(policy.retainFor !== undefined && { retainFor: policy.retainFor }),
+  };
+}
+
+function flagList(flag: string, settings: Plan['settings']): string {
+  const value: Record<string, string> = {
+    namespace: settings.namespaces.join(',') || '(all namespaces)',
+    'exclude-namespace': settings.excludeNamespaces.join(',') || '(none)',
+    selector: settings.selector || '(none)',
+    'label-prefix': settings.labelPrefix,
+    'min-age': `${settings.minAgeMs / 1000}s`,
+    'retain-for': settings.retainFor ?? '(none)',
+  };
+  return `--${flag} ${value[flag] ?? ''}`;
 }
 
 /** The client for the API server; a ConfigError when the kubeconfig or its credentials cannot be used. */
@@ -54,7 +137,7 @@ async function connect(config: Config, env: NodeJS.ProcessEnv, signal?: AbortSig
 }
 
 /** One pass, or with --schedule one at each tick until SIGTERM. */
-async function runOnce(config: Config, env: NodeJS.ProcessEnv): Promise<number> {
+async function runOnce(config: Config, env: NodeJS.ProcessEnv, plansFor?: (http: KubeHttp) => PassPlans): Promise<number> {
   // On a terminal, one updating line says where a pass is; elsewhere only the logs speak.
   const progress = progressWanted(config.progress, process.stderr, env) ? new TerminalProgress(process.stderr) : undefined;
   const log = createLogger(config.logLevel, progress);
@@ -67,8 +150,17 @@ async function runOnce(config: Config, env: NodeJS.ProcessEnv): Promise<number> 
     stop.dispose();
     return usageError(error);
   }
+  let plans: PassPlans = {};
   try {
-    const pass = (): Promise<number> => onePass(config, { http, log, signal: stop.signal, progress });
+    // apply: the plan is checked against the server the client talks to before any read.
+    plans = plansFor?.(http) ?? {};
+  } catch (error) {
+    stop.dispose();
+    http.close();
+    return usageError(error);
+  }
+  try {
+    const pass = (): Promise<number> => onePass(config, { http, log, signal: stop.signal, progress }, plans);
     if (config.schedule === undefined) return await pass();
     const schedule = { ...config.schedule, timeZone: config.timeZone ?? localTimeZone() };
     return await runOnSchedule(schedule, { now: () => new Date(), sleep: abortableSleep, signal: stop.signal, log, pass });
@@ -85,9 +177,10 @@ interface PassIo {
   progress: TerminalProgress | undefined;
 }
 
-async function onePass(config: Config, io: PassIo): Promise<number> {
+async function onePass(config: Config, io: PassIo, plans: PassPlans = {}): Promise<number> {
   const { http, log, progress } = io;
   const startedAt = new Date();
+  const written = config.dryRun && config.planFile !== undefined ? { write: { server: http.server, file: config.planFile } } : {};
   const outcome = await runPass(config, {
     cluster: new KubeCluster(http, config.pageSize),
     now: () => new Date(),
@@ -96,7 +189,7 @@ async function onePass(config: Config, io: PassIo): Promise<number> {
     sleep: abortableSleep,
     ...(config.events && { events: new KubeEvents(http) }),
     ...(progress !== undefined && { progress }),
-  });
+  }, { ...plans, ...written });
   progress?.end();
   let exitCode: number;
   if (outcome.kind === 'not-served') {
@@ -106,6 +199,15 @@ async function onePass(config: Config, io: PassIo): Promise<number> {
   } else {
     const { report } = outcome;
     exitCode = outcome.exitCode;
+    // The plan first: a report that names a plan's digest is printed only once the plan is on disk.
+    if (outcome.plan !== undefined && config.planFile !== undefined) {
+      if (await writeReportFile(config.planFile, [renderPlan(outcome.plan)], log)) {
+        log.info({ file: config.planFile, digest: outcome.plan.digest, entries: outcome.plan.entries.length }, 'plan written');
+      } else {
+        exitCode = EXIT_COULD_NOT_RUN;
+        report.errors = [...(report.errors ?? []), `could not write the plan file ${config.planFile}`];
+      }
+    }
     await writeChunks(process.stdout, renderReportChunks(report, config.output));
     const { summary } = report;
     log.info({ dryRun: report.dryRun, ...summary, exitCode, api: http.stats }, 'pass finished');
@@ -140,9 +242,11 @@ async function pushPassMetrics(config: Pick<Config, 'pushgatewayUrl' | 'pushgate
 }
 
 /** `explain NAMESPACE/NAME`: the decision for one target, on stdout; 1 when it cannot be read. */
-async function runExplain(config: Config, target: TargetName, env: NodeJS.ProcessEnv): Promise<number> {
+async function runExplain(config: Config, target: TargetName, env: NodeJS.ProcessEnv, planFile?: string): Promise<number> {
   let http: KubeHttp;
+  let plan: Plan | undefined;
   try {
+    plan = planFile === undefined ? undefined : await readPlanFile(planFile);
     http = await connect(config, env);
   } catch (error) {
     return usageError(error);
@@ -154,10 +258,11 @@ async function runExplain(config: Config, target: TargetName, env: NodeJS.Proces
       return EXIT_COULD_NOT_RUN;
     }
     if (outcome.kind === 'not-found') {
-      process.stderr.write(`tekton-resource-gc: PipelineResource ${target.namespace}/${target.name} not found\n`);
+      process.stderr.write(`tekton-resource-gc: PipelineResource ${target.namespace}/${target.name} not found${plan === undefined ? '' : `; ${planVerdict(plan, null, target)}`}\n`);
       return EXIT_COULD_NOT_RUN;
     }
-    process.stdout.write(EXPLAIN_RENDERERS[config.output === 'json' ? 'json' : 'text'](outcome.explanation));
+    const explanation = plan === undefined ? outcome.explanation : { ...outcome.explanation, plan: planVerdict(plan, outcome.explanation.target, target) };
+    process.stdout.write(EXPLAIN_RENDERERS[config.output === 'json' ? 'json' : 'text'](explanation));
     return 0;
   } catch (error) {
     process.stderr.write(`tekton-resource-gc: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}\n`);

@@ -5,7 +5,7 @@
  * decisions to it. The digest is SHA-256 over the plan's canonical JSON.
  */
 import { createHash } from 'node:crypto';
-import { parseRetentionDuration } from './core/retention.js';
+import { formatDuration, parseRetentionDuration } from './core/retention.js';
 import { REASONS, type Decision, type Policy, type Reason, type TargetRecord } from './core/types.js';
 import type { Result } from './report/model.js';
 
@@ -133,7 +133,7 @@ export function checkPlan(plan: Plan, file: string, context: { server: string; n
   const ageMs = context.now.getTime() - createdMs;
   if (ageMs > context.maxAgeMs) {
     throw new PlanError(
-      `${file} is ${formatHours(ageMs)} old, older than --plan-max-age ${formatHours(context.maxAgeMs)}: make a new plan, or raise --plan-max-age`,
+      `${file} is ${formatDuration(ageMs)} old, older than --plan-max-age ${formatDuration(context.maxAgeMs)}: make a new plan, or raise --plan-max-age`,
     );
   }
   if (ageMs < -FUTURE_SKEW_MS) {
@@ -240,11 +240,6 @@ function normalServer(server: string): string {
   } catch {
     return server;
   }
-}
-
-function formatHours(ms: number): string {
-  const hours = ms / 3_600_000;
-  return hours >= 1 ? `${Math.round(hours * 10) / 10}h` : `${Math.round(ms / 60_000)}m`;
 }
 
 function compare(a: string, b: string): number {

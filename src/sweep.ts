@@ -13,7 +13,7 @@ import { errorMessage } from './message.js';
 import { buildPlan, restrictToPlan, unlistedDecision, type Plan, type PlanSettings } from './plan.js';
 import type { Progress } from './progress.js';
 import { buildReport } from './report/build.js';
-import type { Report, Result } from './report/model.js';
+import type { Report, ReportPlan, Result } from './report/model.js';
 
 /** What a pass needs from the outside world; tests and the CLI hand in real ones. */
 export interface SweepDeps {
@@ -36,10 +36,10 @@ export type PassOutcome =
 
 /** Plans in a pass: a dry run writes one down; `apply` deletes at most what one lists. */
 export interface PassPlans {
-  /** A dry run answers its plan (PassOutcome.plan), made for this server. */
-  write?: { server: string };
+  /** A dry run answers its plan (PassOutcome.plan), made for this server, to be written to `file`. */
+  write?: { server: string; file: string };
   /** The pass deletes only this plan's entries that are unchanged and still collectable. */
-  apply?: Plan;
+  apply?: { plan: Plan; file: string };
 }
 
 /** Exit statuses of SPEC.md section 4. */
@@ -65,8 +65,11 @@ export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans 
   const scope: Scope = { namespaces: config.namespaces, excludeNamespaces: config.excludeNamespaces, selector: config.selector };
   const policy: Policy = { labelPrefix: config.labelPrefix, minAgeMs: config.minAgeMs, retainFor: config.retainFor };
   const warnings = configWarnings(config);
+  let reportPlan: ReportPlan | undefined =
+    plans.apply === undefined ? undefined : { mode: 'applied', file: plans.apply.file, digest: plans.apply.plan.digest, entries: plans.apply.plan.entries.length };
   const finish = (fields: { runs: number; decisions: readonly Decision[]; results?: Map<string, Result>; errors?: string[] }): Report =>
     buildReport({
+      ...(reportPlan !== undefined && { plan: reportPlan }),
       dryRun: config.dryRun,
       startedAt,
       finishedAt: deps.now(),
@@ -104,7 +107,7 @@ export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans 
   let deletable: ReadonlySet<string> | undefined;
   if (plans.apply !== undefined) {
     try {
-      const planned = await applyPlan(deps, apis, plans.apply, decisions);
+      const planned = await applyPlan(deps, apis, plans.apply.plan, decisions);
       ({ decisions, deletable } = planned);
       for (const [uid, result] of planned.results) known.set(uid, result);
     } catch (error) {
@@ -122,6 +125,7 @@ export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans 
     }
     if (config.dryRun) await recordEvents(deps, candidates.map((decision) => ({ decision, result: 'would-delete' as const })));
     const plan = config.dryRun && plans.write !== undefined ? buildPlan({ decisions, settings: planSettings(config), server: plans.write.server, createdAt: decidedAt }) : undefined;
+    if (plan !== undefined && plans.write !== undefined) reportPlan = { mode: 'written', file: plans.write.file, digest: plan.digest, entries: plan.entries.length };
     return { kind: 'done', report: finish({ runs: view.runs.length, decisions, results: known }), exitCode: EXIT_OK, ...(plan !== undefined && { plan }) };
   }
   if (candidates.length > config.maxDeletions) {

@@ -42,6 +42,8 @@ export interface Explanation {
   /** Values that could not be parsed, said as rule 3 says them. */
   invalid: readonly string[];
   collectable: Collectable;
+  /** With `explain --plan`: whether the target is in the plan and what `apply` would do with it. */
+  plan?: string;
 }
 
 /** Where the collector's settings that keep targets came from: the flag (`--min-age`), its variable (`TRGC_MIN_AGE`) or `default`. */

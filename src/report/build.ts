@@ -1,6 +1,6 @@
 import { REASONS, type Decision, type Reason } from '../core/types.js';
 import type { Config } from '../config.js';
-import { RESULTS, type Report, type ReportItem, type ReportReference, type ReportScope, type Result } from './model.js';
+import { RESULTS, type Report, type ReportItem, type ReportPlan, type ReportReference, type ReportScope, type Result } from './model.js';
 
 /** Everything one pass knows at its end; the report is a pure function of it. */
 export interface PassRecord {
@@ -17,6 +17,8 @@ export interface PassRecord {
    * run and `aborted` in a live pass, since no delete was attempted for it.
    */
   results: ReadonlyMap<string, Result>;
+  /** The plan written or applied, if any. */
+  plan?: ReportPlan;
   /** Pass-level warnings; the report carries `warnings` only when there are some. */
   warnings?: readonly string[];
   /** Pass-level failures; the report carries `errors` only when there are some. */
@@ -42,6 +44,7 @@ export function buildReport(pass: PassRecord): Report {
     },
     items,
   };
+  if (pass.plan !== undefined) report.plan = { ...pass.plan };
   if (pass.warnings !== undefined && pass.warnings.length > 0) report.warnings = [...pass.warnings];
   if (pass.errors !== undefined && pass.errors.length > 0) report.errors = [...pass.errors];
   return report;

@@ -77,6 +77,7 @@ export function renderExplanationText(explanation: Explanation): string {
     ...field('retention', explanation.retention.map((fact) => oneLine(describeFact(fact, nowMs)))),
     ...(explanation.invalid.length === 0 ? [] : field('invalid', explanation.invalid.map(oneLine))),
     ...field('collectable', [describeCollectable(explanation.collectable, nowMs)]),
+    ...(explanation.plan === undefined ? [] : field('plan', [explanation.plan])),
     ...decision.warnings.map((warning) => `warning: ${oneLine(warning)}`),
   ];
   // Names, annotation values and run fields are the cluster's text: safe to print (see escape.ts).
@@ -112,6 +113,7 @@ export function renderExplanationJson(explanation: Explanation): string {
     })),
     invalid: explanation.invalid,
     collectable: collectableJson(explanation.collectable),
+    ...(explanation.plan !== undefined && { plan: explanation.plan }),
     warnings: decision.warnings,
   };
   return `${escapeControlsInJson(JSON.stringify(document, null, 2))}\n`;

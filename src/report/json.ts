@@ -56,7 +56,14 @@ function* unescapedJsonChunks(report: Report): Generator<string> {
     }
     yield '\n  ]';
   }
-  yield `${listField('warnings', report.warnings)}${listField('errors', report.errors)}\n}\n`;
+  yield `${planField(report.plan)}${listField('warnings', report.warnings)}${listField('errors', report.errors)}\n}\n`;
+}
+
+/** `,\n  "plan": {...}` in a fixed key order; nothing without a plan. */
+function planField(plan: Report['plan']): string {
+  if (plan === undefined) return '';
+  const ordered = { mode: plan.mode, file: plan.file, digest: plan.digest, entries: plan.entries };
+  return `,\n  "plan": ${JSON.stringify(ordered, null, 2).replaceAll('\n', '\n  ')}`;
 }
 
 /** `,\n  "name": [...]` as the whole document's stringify would write it; nothing when the list is absent or empty. */

@@ -2,7 +2,7 @@ import { REASONS } from '../core/types.js';
 import { escapeControls } from '../escape.js';
 import { countResults } from './build.js';
 import { RESULTS, type Report, type ReportItem, type Result } from './model.js';
-import { describeReferences, describeResults, describeResultsWithReasons, plural } from './text.js';
+import { describeReferences, describeResults, describeResultsWithReasons, planLine, plural } from './text.js';
 
 /**
  * A report to paste into a pull-request comment or a chat message: the title says dry run
@@ -107,7 +107,8 @@ function overview(report: Report): string {
   const namespaces = plural(new Set(report.items.map((item) => item.namespace)).size, 'namespace');
   const counts = `${plural(summary.targets, 'target')} in ${namespaces}, ${plural(summary.runs, 'run')} seen.`;
   const lead = report.dryRun ? `**Dry run: nothing was deleted.** ${counts}` : counts;
-  return `${lead}\n\n${scopeLine(report)}`;
+  const plan = report.plan === undefined ? '' : `\n\n${escapeMarkdown(planLine(report.plan))}`;
+  return `${lead}\n\n${scopeLine(report)}${plan}`;
 }
 
 function scopeLine(report: Report): string {

@@ -52,6 +52,8 @@ export interface Report {
   summary: ReportSummary;
   /** Sorted by namespace, then name. */
   items: ReportItem[];
+  /** The plan this pass wrote (a dry run with --plan-file) or applied (`apply`). Present only then. */
+  plan?: ReportPlan;
   /**
    * Pass-level things an operator should know that did not stop the pass (a setting that
    * is risky, a run kind the cluster does not serve, a live pass that the deletion cap
@@ -63,6 +65,16 @@ export interface Report {
    * when there were any, so a clean report is exactly SPEC.md's shape.
    */
   errors?: string[];
+}
+
+export interface ReportPlan {
+  /** `written`: by this dry run; `applied`: the plan this pass deleted from. */
+  mode: 'written' | 'applied';
+  file: string;
+  /** `sha256:<hex>`: what a reviewer approves and `apply --plan-digest` pins. */
+  digest: string;
+  /** How many objects the plan lists for deletion. */
+  entries: number;
 }
 
 export const OUTPUT_FORMATS = ['text', 'json', 'markdown'] as const;

@@ -58,7 +58,11 @@ export function* renderTextChunks(report: Report): Generator<string> {
     }
     yield chunk;
   }
-  const tail = [...(report.warnings ?? []).map((warning) => `warning: ${oneLine(warning)}\n`), ...(report.errors ?? []).map((error) => `error: ${oneLine(error)}\n`)];
+  const tail = [
+    ...(report.plan === undefined ? [] : [`${planLine(report.plan)}\n`]),
+    ...(report.warnings ?? []).map((warning) => `warning: ${oneLine(warning)}\n`),
+    ...(report.errors ?? []).map((error) => `error: ${oneLine(error)}\n`),
+  ];
   yield `${tail.join('')}${summaryLine(report)}\n`;
 }
 
@@ -149,4 +153,10 @@ function line(cells: readonly string[], widths: readonly number[]): string {
 /** On one line, line breaks folded into a space, and safe to print (see escape.ts). */
 function oneLine(text: string): string {
   return escapeControls(text.replace(/\s*[\r\n]+\s*/g, ' '));
+}
+
+/** e.g. `plan: sha256:3f5a… (4 to delete) written to plan.json`. */
+export function planLine(plan: NonNullable<Report['plan']>): string {
+  const what = `${plan.digest} (${plan.entries} to delete)`;
+  return plan.mode === 'written' ? `plan: ${what} written to ${oneLine(plan.file)}` : `applied plan: ${what} from ${oneLine(plan.file)}`;
 }

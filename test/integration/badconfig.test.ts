@@ -74,6 +74,12 @@ const FLAG_CASES: BadCase[] = [
   { what: 'a log level not known', argv: [], env: { TRGC_LOG_LEVEL: 'verbose' }, names: 'TRGC_LOG_LEVEL', shows: /such as debug/ },
   { what: 'an empty kubeconfig path', argv: ['--kubeconfig', ''], names: '--kubeconfig', shows: /such as ~\/\.kube\/config/ },
   { what: 'a context without a value', argv: ['--context'], names: '--context', shows: /such as --context kind-ci/ },
+  { what: 'a progress mode not known', argv: ['--progress', 'always'], names: '--progress', shows: /one of auto, never, such as never/ },
+  { what: 'a plan file without a dry run', argv: ['--plan-file', 'plan.json'], names: '--plan-file', shows: /add --dry-run, such as tekton-resource-gc --dry-run --plan-file plan\.json/ },
+  { what: 'an empty plan file', argv: ['--dry-run', '--plan-file='], names: '--plan-file', shows: /such as plan\.json/ },
+  { what: 'a plan age without a unit', argv: ['apply', 'plan.json', '--plan-max-age', '24'], names: '--plan-max-age', shows: /such as 30m, 1h/ },
+  { what: 'a plan digest that is not sha256', argv: ['apply', 'plan.json'], env: { TRGC_PLAN_DIGEST: 'md5:abc' }, names: 'TRGC_PLAN_DIGEST', shows: /such as sha256:3f5a… \(64 hex digits\)/ },
+  { what: 'a plan for explain given to a pass', argv: ['--plan', 'plan.json'], names: '--plan', shows: /applies only to explain, such as tekton-resource-gc explain ci\/src-abc123 --plan plan\.json/ },
   { what: 'a misspelt flag', argv: ['--dryrun'], names: '--dryrun', shows: /did you mean --dry-run\?/ },
   { what: 'a misspelt variable', argv: [], env: { TRGC_MAXRETRIES: '3' }, names: 'TRGC_MAXRETRIES', shows: /did you mean TRGC_MAX_RETRIES\?/ },
 ];

@@ -42,7 +42,7 @@ describe('plan and apply', () => {
   }
 
   async function planOf(ns: string): Promise<Plan> {
-    const dry = await passInProcess(controlPlane.kubeConfig(), ['--dry-run', '--namespace', ns, '--min-age', '0s'], { plans: { write: { server: controlPlane.server } } });
+    const dry = await passInProcess(controlPlane.kubeConfig(), ['--dry-run', '--namespace', ns, '--min-age', '0s'], { plans: { write: { server: controlPlane.server, file: 'plan.json' } } });
     const plan = dry.outcome.plan;
     assert.ok(plan !== undefined, 'a dry run asked for a plan answers one');
     return plan;
@@ -56,7 +56,7 @@ describe('plan and apply', () => {
     assert.deepEqual(plan.entries.map((entry) => entry.name), ['done-a', 'orphan-0', 'orphan-1', 'orphan-2']);
     await seed.create(gitResource({ name: 'orphan-late', namespace: ns }, 'late'));
 
-    const applied = await passInProcess(controlPlane.kubeConfig(), ['--namespace', ns, '--min-age', '0s'], { plans: { apply: plan } });
+    const applied = await passInProcess(controlPlane.kubeConfig(), ['--namespace', ns, '--min-age', '0s'], { plans: { apply: { plan, file: 'plan.json' } } });
     assert.equal(applied.outcome.exitCode, 0);
     assert.deepEqual(results(applied.outcome.report.items), { 'done-a': 'deleted', 'orphan-0': 'deleted', 'orphan-1': 'deleted', 'orphan-2': 'deleted' });
     assert.deepEqual(await seed.remainingTargets(ns), ['busy', 'orphan-late']);
@@ -73,7 +73,7 @@ describe('plan and apply', () => {
     await seed.create(pipelineRun('v1beta1', { name: 'new-run', namespace: ns }, { resources: ['orphan-2'] }), { state: 'running' });
     await controlPlane.kubeConfig().makeApiClient((await import('@kubernetes/client-node')).CustomObjectsApi).deleteNamespacedCustomObject({ group: 'tekton.dev', version: 'v1alpha1', namespace: ns, plural: 'pipelineresources', name: 'orphan-3' });
 
-    const applied = await passInProcess(controlPlane.kubeConfig(), ['--namespace', ns, '--min-age', '0s'], { plans: { apply: plan } });
+    const applied = await passInProcess(controlPlane.kubeConfig(), ['--namespace', ns, '--min-age', '0s'], { plans: { apply: { plan, file: 'plan.json' } } });
     assert.equal(applied.outcome.exitCode, 0);
     const items = applied.outcome.report.items;
     assert.deepEqual(results(items), { 'done-a': 'deleted', 'orphan-0': 'changed', 'orphan-1': 'changed', 'orphan-2': 'kept', 'orphan-3': 'gone', 'orphan-4': 'deleted' });
@@ -89,12 +89,12 @@ describe('plan and apply', () => {
     const ns = `plan-${++counter}`;
     await seed.namespace(ns);
     await seed.create(gitResource({ name: 'picked', namespace: ns, labels: { tier: 'ci' } }, 'p'));
-    const dry = await passInProcess(controlPlane.kubeConfig(), ['--dry-run', '--namespace', ns, '--min-age', '0s', '--selector', 'tier=ci'], { plans: { write: { server: controlPlane.server } } });
+    const dry = await passInProcess(controlPlane.kubeConfig(), ['--dry-run', '--namespace', ns, '--min-age', '0s', '--selector', 'tier=ci'], { plans: { write: { server: controlPlane.server, file: 'plan.json' } } });
     const plan = dry.outcome.plan;
     assert.ok(plan !== undefined);
     assert.equal(plan.settings.selector, 'tier=ci');
     await seed.label('PipelineResource', ns, 'picked', { tier: 'prod' });
-    const applied = await passInProcess(controlPlane.kubeConfig(), ['--namespace', ns, '--min-age', '0s', '--selector', 'tier=ci'], { plans: { apply: plan } });
+    const applied = await passInProcess(controlPlane.kubeConfig(), ['--namespace', ns, '--min-age', '0s', '--selector', 'tier=ci'], { plans: { apply: { plan, file: 'plan.json' } } });
     assert.deepEqual(results(applied.outcome.report.items), { picked: 'changed' });
     assert.deepEqual(await seed.remainingTargets(ns), ['picked']);
   });
@@ -102,7 +102,7 @@ describe('plan and apply', () => {
   test('apply keeps the cap: more deletable entries than --max-deletions deletes nothing, exit 3', async () => {
     const ns = await namespace(3);
     const plan = await planOf(ns);
-    const applied = await passInProcess(controlPlane.kubeConfig(), ['--namespace', ns, '--min-age', '0s', '--max-deletions', '3'], { plans: { apply: plan } });
+    const applied = await passInProcess(controlPlane.kubeConfig(), ['--namespace', ns, '--min-age', '0s', '--max-deletions', '3'], { plans: { apply: { plan, file: 'plan.json' } } });
     assert.equal(applied.outcome.exitCode, 3);
     assert.deepEqual(applied.outcome.report.summary.results, { aborted: 4 });
     assert.equal((await seed.remainingTargets(ns)).length, 5);
@@ -119,7 +119,7 @@ describe('plan and apply', () => {
         fault: { kind: 'status', status: 429, retryAfterSeconds: 8 },
       },
     ]);
-    const running = passInProcess(proxy.kubeConfig(), ['--namespace', ns, '--min-age', '0s', '--concurrency', '1'], { plans: { apply: plan } });
+    const running = passInProcess(proxy.kubeConfig(), ['--namespace', ns, '--min-age', '0s', '--concurrency', '1'], { plans: { apply: { plan, file: 'plan.json' } } });
     const deadline = Date.now() + 20_000;
     while (proxy.injected.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     await seed.create(pipelineRun('v1beta1', { name: 'arrived', namespace: ns }, { resources: ['orphan-1'] }), { state: 'running' });

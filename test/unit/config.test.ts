@@ -6,10 +6,11 @@ import { helpText } from '../../src/help.js';
 
 type Env = Record<string, string | undefined>;
 
+/** The Config of a run, or of `apply PATH` / `explain NS/NAME` when argv starts with them. */
 function configOf(argv: string[], env: Env = {}): Config {
   const invocation = parseConfig(argv, env);
-  assert.equal(invocation.kind, 'run');
-  return (invocation as { kind: 'run'; config: Config }).config;
+  assert.equal(invocation.kind, argv[0] === 'apply' || argv[0] === 'explain' ? argv[0] : 'run');
+  return (invocation as { config: Config }).config;
 }
 
 function errorOf(argv: string[], env: Env = {}): ConfigError {
@@ -45,6 +46,7 @@ describe('parseConfig: defaults', () => {
       logLevel: 'info',
       events: false,
       progress: 'auto',
+      planMaxAgeMs: DAY,
     });
   });
 
@@ -212,6 +214,17 @@ const VALID: ValidRow[] = [
   },
   // Without the URL the chart renders the variable empty: unset.
   { flag: 'pushgateway-grouping', argv: [], env: { TRGC_PUSHGATEWAY_URL: '', TRGC_PUSHGATEWAY_GROUPING: '' }, expect: { pushgatewayUrl: undefined, pushgatewayGrouping: undefined } },
+  // Plans: written by a dry run, read by apply and explain.
+  { flag: 'plan-file', argv: ['--dry-run', '--plan-file', 'reviews/plan.json'], expect: { planFile: 'reviews/plan.json' } },
+  { flag: 'plan-file', argv: [], env: { TRGC_DRY_RUN: 'true', TRGC_PLAN_FILE: '/reports/plan.json' }, expect: { planFile: '/reports/plan.json' } },
+  { flag: 'plan-max-age', argv: ['apply', 'plan.json', '--plan-max-age', '12h'], expect: { planMaxAgeMs: 12 * HOUR } },
+  { flag: 'plan-max-age', argv: [], env: { TRGC_PLAN_MAX_AGE: 'P2D' }, expect: { planMaxAgeMs: 2 * DAY } },
+  // The digest as a report shows it; upper case hex is the same digest.
+  { flag: 'plan-digest', argv: ['apply', 'plan.json', '--plan-digest', `sha256:${'AB'.repeat(32)}`], expect: { planDigest: `sha256:${'ab'.repeat(32)}` } },
+  { flag: 'plan-digest', argv: [], env: { TRGC_PLAN_DIGEST: `sha256:${'0'.repeat(64)}` }, expect: { planDigest: `sha256:${'0'.repeat(64)}` } },
+  { flag: 'plan', argv: ['explain', 'ci/src', '--plan', 'plan.json'], expect: { plan: 'plan.json' } },
+  // In a pod's environment a variable explain does not use is left alone; this one it does.
+  { flag: 'plan', argv: [], env: { TRGC_PLAN: '' }, expect: { plan: undefined } },
 ];
 
 describe('parseConfig: valid values', () => {
@@ -454,8 +467,19 @@ const INVALID: InvalidRow[] = [
   { argv: ['-n', 'ci'], message: 'unknown flag -n: see --help for the flags and variables' },
   // Typos in a chart's variables are caught too.
   { argv: [], env: { TRGC_DRYRUN: 'true' }, message: 'unknown variable TRGC_DRYRUN: did you mean TRGC_DRY_RUN?' },
-  // run and explain are the only commands.
-  { argv: ['delete'], message: 'unknown command "delete": the commands are run (the default) and explain, such as tekton-resource-gc run --dry-run' },
+  // run, explain and apply are the only commands.
+  { argv: ['delete'], message: 'unknown command "delete": the commands are run (the default), explain and apply, such as tekton-resource-gc run --dry-run' },
+  // Plans.
+  { flag: 'plan-file', argv: ['--plan-file', 'plan.json'], message: '--plan-file writes the plan of a dry run: add --dry-run, such as tekton-resource-gc --dry-run --plan-file plan.json; a live pass from a plan is tekton-resource-gc apply plan.json' },
+  { flag: 'plan-file', argv: ['--dry-run', '--plan-file='], message: '--plan-file "": expected a non-empty value, such as plan.json' },
+  { flag: 'plan-max-age', argv: ['apply', 'plan.json', '--plan-max-age', 'a day'], message: `--plan-max-age "a day": ${MIN_AGE_EXPECTED}` },
+  { flag: 'plan-max-age', argv: ['--plan-max-age', '2h'], message: '--plan-max-age applies only to apply, such as tekton-resource-gc apply plan.json' },
+  { flag: 'plan-digest', argv: ['apply', 'plan.json', '--plan-digest', 'sha256:abc'], message: '--plan-digest "sha256:abc": expected the plan digest a dry run reported, such as sha256:3f5a… (64 hex digits)' },
+  { flag: 'plan', argv: ['--plan', 'plan.json'], message: '--plan applies only to explain, such as tekton-resource-gc explain ci/src-abc123 --plan plan.json' },
+  { flag: 'plan', argv: ['apply', 'plan.json', '--plan', 'other.json'], message: '--plan does not apply to apply, which deletes what a plan lists in one live pass, such as tekton-resource-gc apply plan.json' },
+  { argv: ['apply'], message: 'apply needs the plan file a dry run wrote with --plan-file, such as tekton-resource-gc apply plan.json' },
+  { argv: ['apply', 'a.json', 'b.json'], message: 'unexpected argument "b.json": apply takes one plan file, such as tekton-resource-gc apply plan.json' },
+  { argv: ['apply', 'plan.json', '--dry-run'], message: '--dry-run does not apply to apply, which deletes what a plan lists in one live pass, such as tekton-resource-gc apply plan.json' },
   // Nothing follows the command but flags.
   { argv: ['run', 'ci'], message: 'unexpected argument "ci": tekton-resource-gc run takes flags only, such as tekton-resource-gc run --dry-run --namespace ci' },
 ];

@@ -124,7 +124,7 @@ describe('checkPlan', () => {
   });
   it('refuses a plan older than --plan-max-age, and one from the future', () => {
     assert.throws(() => checkPlan(PLAN, FILE, { ...context, now: new Date(NOW.getTime() + 25 * HOUR) }), {
-      message: 'plan.json is 25h old, older than --plan-max-age 24h: make a new plan, or raise --plan-max-age',
+      message: 'plan.json is 1d1h old, older than --plan-max-age 1d: make a new plan, or raise --plan-max-age',
     });
     assert.throws(() => checkPlan(PLAN, FILE, { ...context, now: new Date(NOW.getTime() - HOUR) }), /in the future of this machine's clock/);
   });
