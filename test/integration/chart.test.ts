@@ -216,10 +216,16 @@ function serviceAccountOf(release: Release): string {
   return name;
 }
 
-function configOf(container: V1Container): Config {
+/**
+ * The settings the collector reads from the container. Where each came from (Config.origins)
+ * is checked here, not returned: every setting the chart passes, from its own variable.
+ */
+function configOf(container: V1Container): Omit<Config, 'origins'> {
   const invocation = parseConfig(container.args ?? [], envOf(container));
   assert.equal(invocation.kind, 'run');
-  return (invocation as { kind: 'run'; config: Config }).config;
+  const { origins, ...config } = (invocation as { kind: 'run'; config: Config }).config;
+  for (const [flag, origin] of Object.entries(origins ?? {})) assert.equal(origin, envVarName(flag as FlagName), flag);
+  return config;
 }
 
 // ---- the API server ----
