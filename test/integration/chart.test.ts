@@ -46,9 +46,24 @@ const PACKAGE = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8
 /**
  * Flags the chart deliberately does not set: the pod has no report file and uses its own
  * credentials, and the CronJob itself schedules the passes (its own `schedule` and
- * `timeZone` values), so the collector never runs in schedule mode there.
+ * `timeZone` values), so the collector never runs in schedule mode there. Its log is no
+ * terminal (`progress`). Plans are for a person: a dry run writes one to a file
+ * (`plan-file`, and the pod's root is read-only), `apply` deletes from a reviewed one
+ * (`plan-max-age`, `plan-digest`) and `explain --plan` reads one; a pass of the CronJob
+ * does none of that.
  */
-const FLAGS_NOT_IN_CHART: readonly FlagName[] = ['report-file', 'kubeconfig', 'context', 'schedule', 'time-zone', 'progress'];
+const FLAGS_NOT_IN_CHART: readonly FlagName[] = [
+  'report-file',
+  'kubeconfig',
+  'context',
+  'schedule',
+  'time-zone',
+  'progress',
+  'plan-file',
+  'plan-max-age',
+  'plan-digest',
+  'plan',
+];
 
 /** A pass over everything, with no waiting: what the RBAC tests run. */
 const LIVE = { dryRun: false, minAge: '0s', output: 'json' };
@@ -900,6 +915,7 @@ describe('values reach the collector', () => {
       logLevel: 'info',
       events: true,
       progress: 'auto',
+      planMaxAgeMs: 86_400_000,
     });
   });
 
@@ -944,6 +960,7 @@ describe('values reach the collector', () => {
       logLevel: 'warn',
       events: false,
       progress: 'auto',
+      planMaxAgeMs: 86_400_000,
       pushgatewayUrl: 'http://pushgateway.monitoring:9091',
       pushgatewayGrouping: [
         { name: 'cluster', value: 'prod' },
