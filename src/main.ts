@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { ConfigError, parseConfig, settingOrigin, type Config, type TargetName } from './config.js';
 import { formatRetentionDuration } from './core/retention.js';
+import { escapeControls } from './escape.js';
 import { helpText } from './help.js';
 import { KubeCluster } from './kube/cluster.js';
 import { loadConnection, unusableCredentials } from './kube/connect.js';
@@ -258,14 +259,14 @@ async function runExplain(config: Config, target: TargetName, env: NodeJS.Proces
       return EXIT_COULD_NOT_RUN;
     }
     if (outcome.kind === 'not-found') {
-      process.stderr.write(`tekton-resource-gc: PipelineResource ${target.namespace}/${target.name} not found${plan === undefined ? '' : `; ${planVerdict(plan, null, target)}`}\n`);
+      process.stderr.write(`tekton-resource-gc: ${escapeControls(`PipelineResource ${target.namespace}/${target.name} not found${plan === undefined ? '' : `; ${planVerdict(plan, null, target)}`}`)}\n`);
       return EXIT_COULD_NOT_RUN;
     }
     const explanation = plan === undefined ? outcome.explanation : { ...outcome.explanation, plan: planVerdict(plan, outcome.explanation.target, target) };
     process.stdout.write(EXPLAIN_RENDERERS[config.output === 'json' ? 'json' : 'text'](explanation));
     return 0;
   } catch (error) {
-    process.stderr.write(`tekton-resource-gc: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}\n`);
+    process.stderr.write(`tekton-resource-gc: ${escapeControls((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '')}\n`);
     return EXIT_COULD_NOT_RUN;
   } finally {
     http.close();
@@ -274,7 +275,8 @@ async function runExplain(config: Config, target: TargetName, env: NodeJS.Proces
 
 function usageError(error: unknown): number {
   if (error instanceof ConfigError) {
-    process.stderr.write(`tekton-resource-gc: ${error.message}\n`);
+    // Messages quote values from flags, variables, kubeconfigs and plan files: shown, never obeyed by the terminal.
+    process.stderr.write(`tekton-resource-gc: ${escapeControls(error.message)}\n`);
     return EXIT_USAGE;
   }
   throw error;

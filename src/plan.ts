@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { formatDuration, parseRetentionDuration } from './core/retention.js';
 import { REASONS, type Decision, type Policy, type Reason, type TargetRecord } from './core/types.js';
+import { redactUrl } from './redact.js';
 import type { Result } from './report/model.js';
 
 export const PLAN_API_VERSION = 'tekton-resource-gc.io/v1';
@@ -127,7 +128,7 @@ export function checkPlan(plan: Plan, file: string, context: { server: string; n
     throw new PlanError(`${file} has digest ${plan.digest}, not the ${context.expectedDigest} given with --plan-digest: apply the plan that was reviewed`);
   }
   if (normalServer(plan.cluster.server) !== normalServer(context.server)) {
-    throw new PlanError(`${file} was made for the cluster at ${plan.cluster.server}, not ${context.server}: make a plan on this cluster`);
+    throw new PlanError(`${file} was made for the cluster at ${redactUrl(plan.cluster.server)}, not ${redactUrl(context.server)}: make a plan on this cluster`);
   }
   const createdMs = Date.parse(plan.createdAt);
   const ageMs = context.now.getTime() - createdMs;

@@ -80,6 +80,8 @@ const FLAG_CASES: BadCase[] = [
   { what: 'a plan age without a unit', argv: ['apply', 'plan.json', '--plan-max-age', '24'], names: '--plan-max-age', shows: /such as 30m, 1h/ },
   { what: 'a plan digest that is not sha256', argv: ['apply', 'plan.json'], env: { TRGC_PLAN_DIGEST: 'md5:abc' }, names: 'TRGC_PLAN_DIGEST', shows: /such as sha256:3f5a… \(64 hex digits\)/ },
   { what: 'a plan for explain given to a pass', argv: ['--plan', 'plan.json'], names: '--plan', shows: /applies only to explain, such as tekton-resource-gc explain ci\/src-abc123 --plan plan\.json/ },
+  // A value's C1 control (CSI) and bidi override are shown, never obeyed (C0 is quoted as \u001b already).
+  { what: 'a value holding a C1 terminal control and a bidi override', argv: ['--output', '\u009b2J\u202etxt'], names: '--output', shows: /"\\u009b2J\\u202etxt": expected one of text, json, markdown/, hides: '\u009b' },
   { what: 'a misspelt flag', argv: ['--dryrun'], names: '--dryrun', shows: /did you mean --dry-run\?/ },
   { what: 'a misspelt variable', argv: [], env: { TRGC_MAXRETRIES: '3' }, names: 'TRGC_MAXRETRIES', shows: /did you mean TRGC_MAX_RETRIES\?/ },
 ];
