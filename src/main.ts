@@ -12,7 +12,7 @@ import { KubeEvents } from './kube/events.js';
 import { KubeHttp, httpOptions } from './kube/http.js';
 import { createLogger, type Logger } from './log.js';
 import type { PassFacts } from './metrics.js';
-import { PlanError, checkPlan, parsePlan, planPolicy, planVerdict, renderPlan, type Plan } from './plan.js';
+import { PlanError, checkPlan, parsePlan, planPolicy, planVerdict, renderPlan, type Plan, type PlanCluster } from './plan.js';
 import { TerminalProgress, progressWanted } from './progress.js';
 import { redactUrl } from './redact.js';
 import { EXPLAIN_RENDERERS } from './report/explain.js';
@@ -75,14 +75,21 @@ async function readPlanFile(file: string): Promise<Plan> {
 async function runApply(config: Config, file: string, env: NodeJS.ProcessEnv): Promise<number> {
   const plan = await readPlanFile(file);
   const applied = withPlanSettings(config, plan);
-  return runOnce(applied, env, (http) => {
+  return runOnce(applied, env, async (http) => {
+    const cluster = await clusterOf(http, config.pageSize);
     try {
-      checkPlan(plan, file, { server: http.server, now: new Date(), maxAgeMs: config.planMaxAgeMs, ...(config.planDigest !== undefined && { expectedDigest: config.planDigest }) });
+      checkPlan(plan, file, { cluster, now: new Date(), maxAgeMs: config.planMaxAgeMs, ...(config.planDigest !== undefined && { expectedDigest: config.planDigest }) });
     } catch (error) {
       throw error instanceof PlanError ? new ConfigError(error.message) : error;
     }
     return { apply: { plan, file } };
   });
+}
+
+/** What names the cluster in a plan: the server as the client reaches it, and the kube-system uid if readable. */
+async function clusterOf(http: KubeHttp, pageSize: number): Promise<PlanCluster> {
+  const id = await new KubeCluster(http, pageSize).clusterId();
+  return { server: http.server, ...(id !== undefined && { id }) };
 }
 
 /** The config of an apply: the plan's scope and rules, live; one of them given otherwise is refused. */
@@ -138,7 +145,7 @@ async function connect(config: Config, env: NodeJS.ProcessEnv, signal?: AbortSig
 }
 
 /** One pass, or with --schedule one at each tick until SIGTERM. */
-async function runOnce(config: Config, env: NodeJS.ProcessEnv, plansFor?: (http: KubeHttp) => PassPlans): Promise<number> {
+async function runOnce(config: Config, env: NodeJS.ProcessEnv, plansFor?: (http: KubeHttp) => Promise<PassPlans>): Promise<number> {
   // On a terminal, one updating line says where a pass is; elsewhere only the logs speak.
   const progress = progressWanted(config.progress, process.stderr, env) ? new TerminalProgress(process.stderr) : undefined;
   const log = createLogger(config.logLevel, progress);
@@ -154,11 +161,13 @@ async function runOnce(config: Config, env: NodeJS.ProcessEnv, plansFor?: (http:
   let plans: PassPlans = {};
   try {
     // apply: the plan is checked against the server the client talks to before any read.
-    plans = plansFor?.(http) ?? {};
+    plans = (await plansFor?.(http)) ?? {};
   } catch (error) {
     stop.dispose();
     http.close();
-    return usageError(error);
+    if (error instanceof ConfigError) return usageError(error);
+    log.error({ err: error instanceof Error ? error.message : String(error) }, 'could not read the cluster to check the plan; nothing deleted');
+    return EXIT_COULD_NOT_RUN;
   }
   try {
     const pass = (): Promise<number> => onePass(config, { http, log, signal: stop.signal, progress }, plans);
@@ -181,7 +190,7 @@ interface PassIo {
 async function onePass(config: Config, io: PassIo, plans: PassPlans = {}): Promise<number> {
   const { http, log, progress } = io;
   const startedAt = new Date();
-  const written = config.dryRun && config.planFile !== undefined ? { write: { server: http.server, file: config.planFile } } : {};
+  const written = config.dryRun && config.planFile !== undefined ? { write: { cluster: await clusterOf(http, config.pageSize), file: config.planFile } } : {};
   const outcome = await runPass(config, {
     cluster: new KubeCluster(http, config.pageSize),
     now: () => new Date(),

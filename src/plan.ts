@@ -28,6 +28,12 @@ export interface PlanSettings {
   retainFor?: string;
 }
 
+export interface PlanCluster {
+  server: string;
+  /** uid of the kube-system Namespace; absent when the identity may not read it. */
+  id?: string;
+}
+
 export interface PlanEntry {
   namespace: string;
   kind: 'PipelineResource';
@@ -42,8 +48,12 @@ export interface Plan {
   kind: typeof PLAN_KIND;
   /** ISO 8601, when the dry run decided. */
   createdAt: string;
-  /** The API server the dry run read, as the client named it. */
-  cluster: { server: string };
+  /**
+   * The cluster the dry run read: the API server as the client named it, and the uid of the
+   * cluster's kube-system Namespace when it could be read. The uid names the cluster however
+   * it is reached (a laptop's kubeconfig and a pod's in-cluster address differ).
+   */
+  cluster: PlanCluster;
   settings: PlanSettings;
   /** Sorted by namespace, then name. */
   entries: PlanEntry[];
@@ -57,7 +67,7 @@ export class PlanError extends Error {
 }
 
 /** The plan of a dry run: its delete decisions, and the settings and cluster that produced them. */
-export function buildPlan(input: { decisions: readonly Decision[]; settings: PlanSettings; server: string; createdAt: Date }): Plan {
+export function buildPlan(input: { decisions: readonly Decision[]; settings: PlanSettings; cluster: PlanCluster; createdAt: Date }): Plan {
   const entries = input.decisions
     .filter((decision) => decision.action === 'delete')
     .map(({ target, reason }): PlanEntry => ({
@@ -73,7 +83,7 @@ export function buildPlan(input: { decisions: readonly Decision[]; settings: Pla
     apiVersion: PLAN_API_VERSION,
     kind: PLAN_KIND,
     createdAt: input.createdAt.toISOString(),
-    cluster: { server: input.server },
+    cluster: { server: input.cluster.server, ...(input.cluster.id !== undefined && { id: input.cluster.id }) },
     settings: input.settings,
     entries,
   };
@@ -123,13 +133,11 @@ export function parsePlan(text: string, file: string): Plan {
 }
 
 /** What `apply` checks before it reads anything: the plan's cluster, age and (when pinned) digest. */
-export function checkPlan(plan: Plan, file: string, context: { server: string; now: Date; maxAgeMs: number; expectedDigest?: string }): void {
+export function checkPlan(plan: Plan, file: string, context: { cluster: PlanCluster; now: Date; maxAgeMs: number; expectedDigest?: string }): void {
   if (context.expectedDigest !== undefined && context.expectedDigest !== plan.digest) {
     throw new PlanError(`${file} has digest ${plan.digest}, not the ${context.expectedDigest} given with --plan-digest: apply the plan that was reviewed`);
   }
-  if (normalServer(plan.cluster.server) !== normalServer(context.server)) {
-    throw new PlanError(`${file} was made for the cluster at ${redactUrl(plan.cluster.server)}, not ${redactUrl(context.server)}: make a plan on this cluster`);
-  }
+  checkCluster(plan.cluster, context.cluster, file);
   const createdMs = Date.parse(plan.createdAt);
   const ageMs = context.now.getTime() - createdMs;
   if (ageMs > context.maxAgeMs) {
@@ -139,6 +147,22 @@ export function checkPlan(plan: Plan, file: string, context: { server: string; n
   }
   if (ageMs < -FUTURE_SKEW_MS) {
     throw new PlanError(`${file} says it was made at ${plan.createdAt}, in the future of this machine's clock: check the clocks, or make a new plan`);
+  }
+}
+
+/**
+ * The same cluster: by the kube-system uid when both sides know it (the server address may
+ * differ, in-cluster and out), else by the server address.
+ */
+function checkCluster(planned: PlanCluster, now: PlanCluster, file: string): void {
+  if (planned.id !== undefined && now.id !== undefined) {
+    if (planned.id !== now.id) {
+      throw new PlanError(`${file} was made for another cluster (kube-system uid ${planned.id}, here ${now.id}; server ${redactUrl(planned.server)}): make a plan on this cluster`);
+    }
+    return;
+  }
+  if (normalServer(planned.server) !== normalServer(now.server)) {
+    throw new PlanError(`${file} was made for the cluster at ${redactUrl(planned.server)}, not ${redactUrl(now.server)}: make a plan on this cluster`);
   }
 }
 
@@ -287,7 +311,10 @@ function shapeOf(raw: unknown, file: string): Plan {
     apiVersion: PLAN_API_VERSION,
     kind: PLAN_KIND,
     createdAt,
-    cluster: { server: text(cluster['server'], 'cluster.server') },
+    cluster: {
+      server: text(cluster['server'], 'cluster.server'),
+      ...(cluster['id'] !== undefined && { id: text(cluster['id'], 'cluster.id') }),
+    },
     settings: {
       namespaces: texts(settings['namespaces'], 'settings.namespaces'),
       excludeNamespaces: texts(settings['excludeNamespaces'], 'settings.excludeNamespaces'),

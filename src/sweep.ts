@@ -10,7 +10,7 @@ import { Interrupted } from './kube/errors.js';
 import { MAX_EVENTS_PER_PASS, planEvents, type EventfulResult, type PlannedEvent } from './kube/events.js';
 import type { Logger } from './log.js';
 import { errorMessage } from './message.js';
-import { buildPlan, restrictToPlan, unlistedDecision, type Plan, type PlanSettings } from './plan.js';
+import { buildPlan, restrictToPlan, unlistedDecision, type Plan, type PlanCluster, type PlanSettings } from './plan.js';
 import type { Progress } from './progress.js';
 import { buildReport } from './report/build.js';
 import type { Report, ReportPlan, Result } from './report/model.js';
@@ -36,8 +36,8 @@ export type PassOutcome =
 
 /** Plans in a pass: a dry run writes one down; `apply` deletes at most what one lists. */
 export interface PassPlans {
-  /** A dry run answers its plan (PassOutcome.plan), made for this server, to be written to `file`. */
-  write?: { server: string; file: string };
+  /** A dry run answers its plan (PassOutcome.plan), made for this cluster, to be written to `file`. */
+  write?: { cluster: PlanCluster; file: string };
   /** The pass deletes only this plan's entries that are unchanged and still collectable. */
   apply?: { plan: Plan; file: string };
 }
@@ -124,7 +124,7 @@ export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans 
       deps.log.warn({ candidates: candidates.length, maxDeletions: config.maxDeletions }, warning);
     }
     if (config.dryRun) await recordEvents(deps, candidates.map((decision) => ({ decision, result: 'would-delete' as const })));
-    const plan = config.dryRun && plans.write !== undefined ? buildPlan({ decisions, settings: planSettings(config), server: plans.write.server, createdAt: decidedAt }) : undefined;
+    const plan = config.dryRun && plans.write !== undefined ? buildPlan({ decisions, settings: planSettings(config), cluster: plans.write.cluster, createdAt: decidedAt }) : undefined;
     if (plan !== undefined && plans.write !== undefined) reportPlan = { mode: 'written', file: plans.write.file, digest: plan.digest, entries: plan.entries.length };
     return { kind: 'done', report: finish({ runs: view.runs.length, decisions, results: known }), exitCode: EXIT_OK, ...(plan !== undefined && { plan }) };
   }

@@ -9,6 +9,7 @@ import {
   type ApiResource,
   type DeleteOutcome,
 } from './api.js';
+import { KubeError } from './errors.js';
 import type { KubeHttp } from './http.js';
 
 /** Which namespaces a pass looks at, and which targets. */
@@ -218,6 +219,21 @@ export class KubeCluster {
 }
 
 function excludedNamespacesSelector(scope: Scope): string {
+  /**
+   * The uid of the kube-system Namespace: what names this cluster however it is reached.
+   * undefined when it cannot be read (this identity may not get it).
+   */
+  async clusterId(): Promise<string | undefined> {
+    try {
+      const namespace = await getObject(this.http, NAMESPACES, '', 'kube-system');
+      const uid = (namespace as { metadata?: { uid?: unknown } } | null)?.metadata?.uid;
+      return typeof uid === 'string' && uid !== '' ? uid : undefined;
+    } catch (error) {
+      if (error instanceof KubeError && error.status === 403) return undefined;
+      throw error;
+    }
+  }
+
   return scope.excludeNamespaces.map((name) => `metadata.namespace!=${name}`).join(',');
 }
 

@@ -42,7 +42,7 @@ describe('plan and apply', () => {
   }
 
   async function planOf(ns: string): Promise<Plan> {
-    const dry = await passInProcess(controlPlane.kubeConfig(), ['--dry-run', '--namespace', ns, '--min-age', '0s'], { plans: { write: { server: controlPlane.server, file: 'plan.json' } } });
+    const dry = await passInProcess(controlPlane.kubeConfig(), ['--dry-run', '--namespace', ns, '--min-age', '0s'], { plans: { write: { cluster: { server: controlPlane.server }, file: 'plan.json' } } });
     const plan = dry.outcome.plan;
     assert.ok(plan !== undefined, 'a dry run asked for a plan answers one');
     return plan;
@@ -89,7 +89,7 @@ describe('plan and apply', () => {
     const ns = `plan-${++counter}`;
     await seed.namespace(ns);
     await seed.create(gitResource({ name: 'picked', namespace: ns, labels: { tier: 'ci' } }, 'p'));
-    const dry = await passInProcess(controlPlane.kubeConfig(), ['--dry-run', '--namespace', ns, '--min-age', '0s', '--selector', 'tier=ci'], { plans: { write: { server: controlPlane.server, file: 'plan.json' } } });
+    const dry = await passInProcess(controlPlane.kubeConfig(), ['--dry-run', '--namespace', ns, '--min-age', '0s', '--selector', 'tier=ci'], { plans: { write: { cluster: { server: controlPlane.server }, file: 'plan.json' } } });
     const plan = dry.outcome.plan;
     assert.ok(plan !== undefined);
     assert.equal(plan.settings.selector, 'tier=ci');

@@ -93,13 +93,29 @@ describe('plan and apply through the CLI', () => {
     const edited = `${file}.edited`;
     await writeFile(edited, JSON.stringify({ ...plan, entries: [...plan.entries, { ...plan.entries[0], name: 'busy' }] }, null, 2));
     refusedInOneLine(await cli(['apply', edited]), /^tekton-resource-gc: .*\.edited was changed after it was written \(its digest does not match its content\): write a new plan with a dry run and --plan-file$/);
-    refusedInOneLine(await cli(['apply', file], viaProxy), /^tekton-resource-gc: .* was made for the cluster at https:\/\/127\.0\.0\.1:\d+\/?, not http:\/\/127\.0\.0\.1:\d+\/?: make a plan on this cluster$/);
-    assert.equal(proxy.requests.filter((request) => request.method === 'DELETE').length, 0);
+    // Another cluster: a second control plane of its own, with its own kube-system.
+    const other = await startControlPlane({ crds: 'v0.45' });
+    try {
+      refusedInOneLine(await cli(['apply', file], other.kubeconfigPath), /^tekton-resource-gc: .* was made for another cluster \(kube-system uid [\w-]+, here [\w-]+; server https:\/\/127\.0\.0\.1:\d+\/?\): make a plan on this cluster$/);
+    } finally {
+      await other.stop();
+    }
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     refusedInOneLine(await cli(['apply', file, '--plan-max-age', '1s']), /^tekton-resource-gc: .* is \d+s old, older than --plan-max-age 1s: make a new plan, or raise --plan-max-age$/);
     refusedInOneLine(await cli(['apply', file, '--plan-digest', `sha256:${'0'.repeat(64)}`]), /has digest sha256:[0-9a-f]{64}, not the sha256:0{64} given with --plan-digest: apply the plan that was reviewed$/);
     refusedInOneLine(await cli(['apply', `${file}.missing`]), /^tekton-resource-gc: cannot read the plan .*\.missing: no such file; write one with --dry-run --plan-file /);
     assert.deepEqual(await seed.remainingTargets(ns), ['busy', 'orphan-a', 'orphan-b']);
+  });
+
+  test('the same cluster reached at another address (in-cluster and out differ): its kube-system uid says it is the same, and apply goes ahead', async () => {
+    const { ns, file, plan } = await planned();
+    assert.match(plan.cluster.id ?? '', /^[\w-]{36}$/, 'the plan names the cluster by its kube-system uid');
+    proxy.reset([]);
+    const applied = await cli(['apply', file, '--output', 'json'], viaProxy);
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.deepEqual(reportOf(applied).items.map((item) => `${item.name} ${item.result}`), ['orphan-a deleted', 'orphan-b deleted']);
+    assert.ok(proxy.requests.some((request) => request.path === '/api/v1/namespaces/kube-system'));
+    assert.deepEqual(await seed.remainingTargets(ns), ['busy']);
   });
 
   test('bad usage: a plan file without --dry-run, apply with a setting the plan decided otherwise, apply with --dry-run, plan flags elsewhere', async () => {

@@ -27,7 +27,7 @@ const VIEW: ClusterView = {
   runs: [run('old', ['done']), activeRun('build', ['busy'])],
   namespaces: new Map(),
 };
-const PLAN = buildPlan({ decisions: decide(VIEW, planPolicy(SETTINGS), NOW), settings: SETTINGS, server: SERVER, createdAt: NOW });
+const PLAN = buildPlan({ decisions: decide(VIEW, planPolicy(SETTINGS), NOW), settings: SETTINGS, cluster: { server: SERVER }, createdAt: NOW });
 const FILE = 'plan.json';
 
 describe('buildPlan', () => {
@@ -111,17 +111,28 @@ describe('parsePlan', () => {
 });
 
 describe('checkPlan', () => {
-  const context = { server: SERVER, now: new Date(NOW.getTime() + HOUR), maxAgeMs: 24 * HOUR };
+  const context = { cluster: { server: SERVER }, now: new Date(NOW.getTime() + HOUR), maxAgeMs: 24 * HOUR };
   it('accepts its own cluster (spelled with or without the default port or a final slash) within its age', () => {
     assert.doesNotThrow(() => checkPlan(PLAN, FILE, context));
-    const https443 = buildPlan({ decisions: [], settings: SETTINGS, server: 'https://api.example:443/', createdAt: NOW });
-    assert.doesNotThrow(() => checkPlan(https443, FILE, { ...context, server: 'https://API.example' }));
+    const https443 = buildPlan({ decisions: [], settings: SETTINGS, cluster: { server: 'https://api.example:443/' }, createdAt: NOW });
+    assert.doesNotThrow(() => checkPlan(https443, FILE, { ...context, cluster: { server: 'https://API.example' } }));
   });
   it('refuses a plan of another cluster', () => {
-    assert.throws(() => checkPlan(PLAN, FILE, { ...context, server: 'https://127.0.0.1:7443' }), {
+    assert.throws(() => checkPlan(PLAN, FILE, { ...context, cluster: { server: 'https://127.0.0.1:7443' } }), {
       message: 'plan.json was made for the cluster at https://127.0.0.1:6443, not https://127.0.0.1:7443: make a plan on this cluster',
     });
   });
+  it('names the cluster by its kube-system uid when both sides know it: the address may differ in-cluster and out', () => {
+    const withId = buildPlan({ decisions: [], settings: SETTINGS, cluster: { server: 'https://gke.example.com', id: 'uid-1' }, createdAt: NOW });
+    assert.doesNotThrow(() => checkPlan(withId, FILE, { ...context, cluster: { server: 'https://10.0.0.1:443', id: 'uid-1' } }));
+    assert.throws(() => checkPlan(withId, FILE, { ...context, cluster: { server: 'https://gke.example.com', id: 'uid-2' } }), {
+      message: 'plan.json was made for another cluster (kube-system uid uid-1, here uid-2; server https://gke.example.com): make a plan on this cluster',
+    });
+    // One side without the uid (an identity that may not read kube-system): the address decides.
+    assert.throws(() => checkPlan(withId, FILE, { ...context, cluster: { server: 'https://10.0.0.1:443' } }), /was made for the cluster at https:\/\/gke\.example\.com, not https:\/\/10\.0\.0\.1:443/);
+    assert.deepEqual(parsePlan(renderPlan(withId), FILE).cluster, { server: 'https://gke.example.com', id: 'uid-1' });
+  });
+
   it('refuses a plan older than --plan-max-age, and one from the future', () => {
     assert.throws(() => checkPlan(PLAN, FILE, { ...context, now: new Date(NOW.getTime() + 25 * HOUR) }), {
       message: 'plan.json is 1d1h old, older than --plan-max-age 1d: make a new plan, or raise --plan-max-age',
