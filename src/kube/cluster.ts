@@ -162,6 +162,21 @@ export class KubeCluster {
     return { changed, goneUids };
   }
 
+  /**
+   * The uid of the kube-system Namespace: what names this cluster however it is reached.
+   * undefined when it cannot be read (this identity may not get it).
+   */
+  async clusterId(): Promise<string | undefined> {
+    try {
+      const namespace = await getObject(this.http, NAMESPACES, '', 'kube-system');
+      const uid = (namespace as { metadata?: { uid?: unknown } } | null)?.metadata?.uid;
+      return typeof uid === 'string' && uid !== '' ? uid : undefined;
+    } catch (error) {
+      if (error instanceof KubeError && error.status === 403) return undefined;
+      throw error;
+    }
+  }
+
   /** One target by name (for explain); null when it does not exist. */
   async readTarget(apis: ServedApis, namespace: string, name: string): Promise<TargetRecord | null> {
     const object = await getObject(this.http, apis.target, namespace, name);
@@ -219,21 +234,6 @@ export class KubeCluster {
 }
 
 function excludedNamespacesSelector(scope: Scope): string {
-  /**
-   * The uid of the kube-system Namespace: what names this cluster however it is reached.
-   * undefined when it cannot be read (this identity may not get it).
-   */
-  async clusterId(): Promise<string | undefined> {
-    try {
-      const namespace = await getObject(this.http, NAMESPACES, '', 'kube-system');
-      const uid = (namespace as { metadata?: { uid?: unknown } } | null)?.metadata?.uid;
-      return typeof uid === 'string' && uid !== '' ? uid : undefined;
-    } catch (error) {
-      if (error instanceof KubeError && error.status === 403) return undefined;
-      throw error;
-    }
-  }
-
   return scope.excludeNamespaces.map((name) => `metadata.namespace!=${name}`).join(',');
 }
 
