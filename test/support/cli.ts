@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Report } from '../../src/report/model.js';
+import { assertValidReport } from './reportschema.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MAIN = path.join(ROOT, 'src', 'main.ts');
@@ -46,13 +47,20 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
   });
 }
 
-/** The JSON report on stdout; fails with the whole output when it is not one. */
+/**
+ * The JSON report on stdout; fails with the whole output when it is not one, or when it does
+ * not match the published schema (docs/gcreport.schema.json): every report a test reads
+ * this way is checked against it.
+ */
 export function reportOf(result: CliResult): Report {
+  let report: unknown;
   try {
-    return JSON.parse(result.stdout) as Report;
+    report = JSON.parse(result.stdout);
   } catch {
     throw new Error(`not a JSON report (exit ${result.code}):\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
   }
+  assertValidReport(report, `the JSON report (exit ${result.code})`);
+  return report as Report;
 }
 
 /** `name -> reason/result` for compact, readable assertions. */
