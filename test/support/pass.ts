@@ -13,8 +13,10 @@ import type { TargetRecord } from '../../src/core/types.js';
 import { KubeCluster } from '../../src/kube/cluster.js';
 import { loadConnection, type Connection } from '../../src/kube/connect.js';
 import { KubeHttp, httpOptions, type TrafficStats } from '../../src/kube/http.js';
+import { renderJson } from '../../src/report/json.js';
 import { abortableSleep } from '../../src/sleep.js';
 import { runPass, type PassOutcome, type PassPlans, type SweepDeps } from '../../src/sweep.js';
+import { assertValidReport } from './reportschema.js';
 
 export interface LogLine {
   level: 'debug' | 'info' | 'warn' | 'error';
@@ -110,6 +112,8 @@ export async function passInProcess(kubeConfig: KubeConfig, args: readonly strin
       sleep: abortableSleep,
     }, hooks.plans);
     assert.equal(outcome.kind, 'done');
+    // Whatever the test checks, the report it got is one the published schema describes.
+    assertValidReport(JSON.parse(renderJson(outcome.report)), 'the report of the in-process pass');
     return { outcome, server: http.server, logs: lines, stats: { ...http.stats }, elapsedMs: Date.now() - started };
   } finally {
     http.close();
