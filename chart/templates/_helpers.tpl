@@ -124,6 +124,8 @@ logLevel: log-level
 events: events
 pushgatewayUrl: pushgateway-url
 pushgatewayGrouping: pushgateway-grouping
+planDigest: plan-digest
+planMaxAge: plan-max-age
 {{- end }}
 
 {{/*

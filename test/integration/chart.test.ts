@@ -47,10 +47,9 @@ const PACKAGE = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8
  * Flags the chart deliberately does not set: the pod has no report file and uses its own
  * credentials, and the CronJob itself schedules the passes (its own `schedule` and
  * `timeZone` values), so the collector never runs in schedule mode there. Its log is no
- * terminal (`progress`). Plans are for a person: a dry run writes one to a file
- * (`plan-file`, and the pod's root is read-only), `apply` deletes from a reviewed one
- * (`plan-max-age`, `plan-digest`) and `explain --plan` reads one; a pass of the CronJob
- * does none of that.
+ * terminal (`progress`). A person writes a plan (`plan-file`: the pod's root is read-only)
+ * and asks `explain --plan`; the CronJob only applies a reviewed one (`planConfigMap`,
+ * with `planDigest` and `planMaxAge`, which it does set).
  */
 const FLAGS_NOT_IN_CHART: readonly FlagName[] = [
   'report-file',
@@ -60,8 +59,6 @@ const FLAGS_NOT_IN_CHART: readonly FlagName[] = [
   'time-zone',
   'progress',
   'plan-file',
-  'plan-max-age',
-  'plan-digest',
   'plan',
 ];
 
@@ -834,6 +831,9 @@ describe('values.schema.json', { concurrency: 4 }, () => {
     { why: 'a grouping label that is no Prometheus label name', values: { pushgatewayGrouping: { 'my-label': 'x' } }, names: /at '\/pushgatewayGrouping': additional properties 'my-label' not allowed/ },
     { why: 'a grouping value with a comma', values: { pushgatewayGrouping: { cluster: 'a,b' } }, names: /at '\/pushgatewayGrouping\/cluster': 'a,b' does not match pattern/ },
     { why: 'bad resource quantity', values: { resources: { requests: { cpu: 'lots' } } }, names: /at '\/resources\/requests\/cpu': 'lots' does not match pattern/ },
+    { why: 'a plan ConfigMap name that is no object name', values: { dryRun: false, planConfigMap: 'Reviewed_Plan' }, names: /at '\/planConfigMap': 'Reviewed_Plan' does not match pattern/ },
+    { why: 'a plan digest that is not sha256', values: { planDigest: 'md5:abc' }, names: /at '\/planDigest': 'md5:abc' does not match pattern/ },
+    { why: 'bad duration: planMaxAge', values: { planMaxAge: 'a day' }, names: /at '\/planMaxAge': 'a day' does not match pattern/ },
   ];
 
   for (const { why, values, names } of BAD) {
@@ -944,6 +944,8 @@ describe('values reach the collector', () => {
       events: false,
       pushgatewayUrl: 'http://pushgateway.monitoring:9091',
       pushgatewayGrouping: { cluster: 'prod' },
+      planDigest: `sha256:${'ab'.repeat(32)}`,
+      planMaxAge: '7d',
     };
     assert.deepEqual(configOf(containerOf(await render('gc', 'trgc-system', values))), {
       command: 'run',
@@ -964,7 +966,8 @@ describe('values reach the collector', () => {
       logLevel: 'warn',
       events: false,
       progress: 'auto',
-      planMaxAgeMs: 86_400_000,
+      planMaxAgeMs: 7 * 86_400_000,
+      planDigest: `sha256:${'ab'.repeat(32)}`,
       pushgatewayUrl: 'http://pushgateway.monitoring:9091',
       pushgatewayGrouping: [
         { name: 'cluster', value: 'prod' },
@@ -1060,6 +1063,63 @@ describe("the collector under the chart's RBAC, with a token of the chart's Serv
     } finally {
       await gateway.close();
     }
+  });
+
+  test('apply mode: a reviewed plan in a ConfigMap, applied by the CronJob\'s pod with the chart\'s ServiceAccount, deletes exactly the planned objects', async () => {
+    const seed = new Seeder(controlPlane.kubeConfig());
+    const labels = { 'trgc-test': 'apply' };
+    await seed.namespace('reviewed');
+    await seed.create(gitResource({ name: 'src-old-1', namespace: 'reviewed', labels }, 'ddd111'));
+    await seed.create(gitResource({ name: 'src-old-2', namespace: 'reviewed', labels }, 'ddd222'));
+    await seed.create(gitResource({ name: 'src-busy', namespace: 'reviewed', labels }, 'ddd333'));
+    await seed.create(pipelineRun('v1beta1', { name: 'build-busy', namespace: 'reviewed' }, { resources: ['src-busy'] }), { state: 'running' });
+    // The plan, made by a person with their own kubeconfig, reviewed, put in a ConfigMap.
+    const planFile = path.join(work, 'reviewed-plan.json');
+    const scope = ['--namespace', 'reviewed', '--selector', 'trgc-test=apply', '--min-age', '0s'];
+    const dry = await runCli(['--dry-run', ...scope, '--plan-file', planFile, '--output', 'json', '--kubeconfig', controlPlane.kubeconfigPath]);
+    assert.equal(dry.code, 0, dry.stderr);
+    const digest = reportOf(dry).plan?.digest ?? '';
+    await createNamespace('trgc-apply');
+    const core = controlPlane.kubeConfig().makeApiClient(CoreV1Api);
+    await core.createNamespacedConfigMap({ namespace: 'trgc-apply', body: { metadata: { name: 'reviewed-plan' }, data: { 'plan.json': await readFile(planFile, 'utf8') } } });
+    // Collectable too, but created after the review: not in the plan.
+    await seed.create(gitResource({ name: 'src-late', namespace: 'reviewed', labels }, 'ddd444'));
+
+    const release = await render('gc', 'trgc-apply', { dryRun: false, planConfigMap: 'reviewed-plan', planDigest: digest, namespaces: ['reviewed'], selector: 'trgc-test=apply', minAge: '0s', output: 'json' });
+    await install(release);
+    const container = containerOf(release);
+    assert.deepEqual(container.args, ['apply', '/etc/tekton-resource-gc/plan/plan.json']);
+    assert.deepEqual(testPodOf(release).spec?.containers[0]?.args, ['run'], "helm test's pod makes a dry run, never an apply");
+
+    // The pod as the kubelet runs it: the ConfigMap's key mounted at the container's path.
+    const mount = container.volumeMounts?.find((entry) => entry.name === 'plan');
+    const volume = cronJobOf(release).spec?.jobTemplate.spec?.template.spec?.volumes?.find((entry) => entry.name === 'plan');
+    assert.equal(mount?.readOnly, true);
+    const configMap = await core.readNamespacedConfigMap({ name: volume?.configMap?.name ?? '', namespace: 'trgc-apply' });
+    const mounted = await mkdtemp(path.join(work, 'plan-volume-'));
+    for (const item of volume?.configMap?.items ?? []) await writeFile(path.join(mounted, item.path), configMap.data?.[item.key] ?? '');
+    const args = (container.args ?? []).map((arg) => arg.replace(mount?.mountPath ?? '', mounted));
+    const result = await runCli(args, { env: { ...envOf(container), KUBECONFIG: await serviceAccountKubeconfig(release) } });
+    assert.equal(result.code, 0, result.stderr);
+    const report = reportOf(result);
+    assert.equal(report.plan?.mode, 'applied');
+    assert.equal(report.plan?.digest, digest);
+    assert.deepEqual(outcomes(report), { 'reviewed/src-old-1': 'unreferenced deleted', 'reviewed/src-old-2': 'unreferenced deleted' });
+    assert.deepEqual(await seed.remainingTargets('reviewed'), ['src-busy', 'src-late']);
+    // It names the cluster by kube-system's uid: its ServiceAccount may read that one Namespace.
+    assert.ok((await allowed(release, '', 'kube-system')).includes('get namespaces'));
+
+    // A digest other than the reviewed one: refused in one line, exit 2, nothing read.
+    const other = await render('gc', 'trgc-apply', { dryRun: false, planConfigMap: 'reviewed-plan', planDigest: `sha256:${'0'.repeat(64)}`, namespaces: ['reviewed'], selector: 'trgc-test=apply', minAge: '0s' });
+    const refused = await runCli(args, { env: { ...envOf(containerOf(other)), KUBECONFIG: await serviceAccountKubeconfig(release) } });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /has digest sha256:[0-9a-f]{64}, not the sha256:0{64} given with --plan-digest/);
+  });
+
+  test('apply mode needs a live release: planConfigMap with dryRun true is refused', async () => {
+    const exit = await helmTemplate('gc', 'trgc-system', { planConfigMap: 'reviewed-plan' });
+    assert.notEqual(exit.code, 0);
+    assert.match(exit.stderr, /planConfigMap: reviewed-plan applies a reviewed plan, which is a live pass; set dryRun=false with it/);
   });
 
   test('named namespaces: collects in them and cannot read or delete anywhere else', async () => {
