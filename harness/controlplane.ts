@@ -1,6 +1,7 @@
 // A real control plane (etcd + kube-apiserver) on loopback ports in a temporary
-// directory, for tests, the demo and the benchmark. Flags and stop order:
-// shared/CONTROLPLANE.md; how no process outlives us: lifetime.ts.
+// directory, for tests, the demo and the benchmark. What it builds, the stop order and
+// the variables that point at binaries: docs/development.md; how no process outlives us:
+// lifetime.ts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPair, randomBytes } from 'node:crypto';
 import { once } from 'node:events';

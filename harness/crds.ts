@@ -1,4 +1,5 @@
-// Tekton's CRDs as test control planes install them, written from shared/TEKTON.md.
+// Tekton's CRDs as test control planes install them, written from Tekton's own CRD files
+// (tektoncd/pipeline, config/*.yaml at the releases named) and docs/spec.md's table of versions.
 // Tekton converts runs between versions with its webhook; a test control plane has none,
 // so every CRD here converts with `None` (the server only rewrites apiVersion) and stores
 // exactly one version, the one Tekton stored at that release.

@@ -2,7 +2,7 @@
  * Metrics of a pass for a job that exits: built from the pass's report with prom-client
  * (the Prometheus text exposition format) and pushed to a Pushgateway at the end of the pass.
  *
- * Choices (for the README):
+ * Choices (written down for users in docs/operations.md):
  * - Gauges, one value per pass: a job that exits has no counter to keep. Every reason and
  *   every result is pushed, zeros included, so a series never vanishes between passes.
  * - The group is `job="tekton-resource-gc"` and the labels of --pushgateway-grouping
@@ -35,7 +35,7 @@ export interface PassFacts {
   finishedAt: Date;
 }
 
-/** What a pass can vouch for, by its exit status (SPEC.md section 4). */
+/** What a pass can vouch for, by its exit status (docs/spec.md, "Exit status"). */
 export type PassKind = 'as-planned' | 'partial' | 'could-not-run';
 
 export function passKind(exitCode: number): PassKind {
@@ -87,7 +87,7 @@ function countMetrics(pass: PassFacts, gauge: (name: string, help: string, label
   const summary = pass.report?.summary;
   gauge('targets', 'PipelineResources in scope that the last pass saw.').set(summary?.targets ?? 0);
   gauge('runs', 'PipelineRuns and TaskRuns that the last pass listed.').set(summary?.runs ?? 0);
-  const decisions = gauge('decisions', 'Decisions of the last pass by action and reason (SPEC.md section 2).', ['action', 'reason']);
+  const decisions = gauge('decisions', 'Decisions of the last pass by action and reason.', ['action', 'reason']);
   for (const reason of REASONS) decisions.set({ action: actionFor(reason), reason }, summary?.reasons[reason] ?? 0);
   const deletions = gauge('deletions', 'Delete decisions of the last pass by result: would-delete in a dry run; deleted, gone, changed, failed or aborted in a live one.', ['result']);
   for (const result of DELETION_RESULTS) deletions.set({ result }, summary?.results[result] ?? 0);

@@ -2,7 +2,7 @@
  * `--report-file`: the report written so that a reader sees the old report or the new one,
  * through a symlink, and onto a file mounted on its own.
  *
- * Choices (for the README):
+ * Choices (written down for users in docs/reports.md):
  * - The path is resolved first: a symlink, or a chain of them, is followed to the file it
  *   names, and that file is replaced; the link stays a link. A link to a file that does not
  *   exist yet creates that file.

@@ -2,7 +2,7 @@
  * Schedule mode (`--schedule`): the process stays up and makes a pass at each tick of a
  * cron schedule, for people who run the collector as a Deployment or on a workstation.
  *
- * Choices (for the README):
+ * Choices (written down for users in docs/operations.md):
  * - A schedule, and its ticks, are read as Kubernetes reads a CronJob's: see cron.ts.
  * - `--time-zone` is a tz database name (luxon checks it); without it, the machine's zone.
  * - No pass at start: the first one is at the first tick, as a CronJob's first Job.

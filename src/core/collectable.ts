@@ -4,7 +4,7 @@
  * it reads the ends decide() computed for the rules that time lifts, and classifies the
  * reason decide() gave.
  *
- * Choices (for the README):
+ * Choices (written down for users in docs/spec.md and docs/operations.md):
  * - A target kept by a rule that time alone does not lift (retained, its namespace
  *   retained, an invalid retention value, an unreadable run, an active run) is collectable
  *   `never`, with what would have to change.

@@ -1,5 +1,5 @@
 /**
- * The ordered rules of SPEC.md section 2: each rule is a small predicate that returns a
+ * The ordered rules of docs/spec.md ("The decision"): each rule is a small predicate that returns a
  * verdict or null, and the first verdict wins. `now` is passed in; nothing here reads the clock.
  */
 import { buildGraph, compareText, type ReferenceGraph } from './graph.js';

@@ -36,7 +36,7 @@ export interface Explanation {
   target: TargetRecord;
   scope: ScopeVerdict;
   decision: Decision;
-  /** 1-10: the row of SPEC.md section 2 that decided. */
+  /** 1-10: the row of the decision table (docs/spec.md) that decided. */
   rule: number;
   retention: RetentionFact[];
   /** Values that could not be parsed, said as rule 3 says them. */

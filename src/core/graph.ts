@@ -58,7 +58,7 @@ export function buildGraph(runs: readonly RunRecord[]): ReferenceGraph {
 /**
  * A run's state once its parent is taken into account: a child TaskRun is finished only
  * while its PipelineRun is finished or gone, because before v0.43 a PipelineRun retrying a
- * task reset a failed child to Unknown (TEKTON.md "Child TaskRuns").
+ * task reset a failed child to Unknown (docs/spec.md, "Finished run").
  */
 function effectiveState(run: RunRecord, parent: RunRecord | undefined): RunState {
   if (parent !== undefined && isActive(parent.state) && !isActive(run.state)) return 'running';

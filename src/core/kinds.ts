@@ -1,7 +1,7 @@
 /**
  * The kinds the collector reads and deletes, and where a run names a target, as data.
- * Facts from ../../shared/TEKTON.md ("Versions a cluster may have", "Where a run names a
- * PipelineResource"). Another target kind, run version or place a run names a target is a new
+ * Facts from Tekton's sources, written down in docs/spec.md ("Supported clusters", and
+ * "Reference" under "Words"). Another target kind, run version or place a run names a target is a new
  * entry here, not new logic.
  */
 import type { RunKindName } from './types.js';
@@ -65,14 +65,14 @@ export interface RunKind {
  * Why every place, whatever the version read through: one version shows one shape only when
  * Tekton's conversion webhook rewrites objects between versions. Where nothing converts (a
  * test control plane, whose CRDs use `conversion: None`; a cluster whose webhook is broken or
- * was removed on upgrade, TEKTON.md "CRDs" and "Versions a cluster may have"), an object comes
+ * was removed on upgrade: docs/spec.md, "Supported clusters"), an object comes
  * back as it was stored: a TaskRun created through v1alpha1 in the legacy shape still shows
  * `spec.inputs.resources` through v1beta1, and a run created through v1 shows only the
  * annotation. Missing either would let an active run's target be deleted. A path that is
  * absent costs nothing, and a reference found anywhere counts; a wrong shape anywhere still
  * makes the run's references unknown.
  *
- * The places (TEKTON.md "Where a run names a PipelineResource"):
+ * The places (docs/spec.md, "Reference"):
  * - PipelineRun: `spec.resources[]` (v1alpha1, v1beta1); the annotation holds that array (v1).
  * - TaskRun: `spec.resources.{inputs,outputs}[]` (v1beta1, v1alpha1 from v0.11); the legacy
  *   `spec.{inputs,outputs}.resources[]` (v1alpha1 before v0.11, and still accepted after);
@@ -112,7 +112,7 @@ export const RUN_KINDS: Readonly<Record<RunKindName, RunKind>> = {
       // The annotation is the TaskRun's `spec.resources`: `{inputs, outputs}`.
       { from: 'annotation', key: V1BETA1_RESOURCES_ANNOTATION, lists: [['inputs'], ['outputs']] },
     ],
-    // A PipelineRun's TaskRuns carry one ownerReference to it (TEKTON.md "Child TaskRuns").
+    // A PipelineRun's TaskRuns carry one ownerReference to it (controller: true).
     parentKind: 'PipelineRun',
   },
 };

@@ -1,6 +1,6 @@
 /**
  * What a run references: the names of targets its bindings point at, for every shape in
- * ../../shared/TEKTON.md ("Where a run names a PipelineResource"). Pure; never throws.
+ * docs/spec.md ("Reference", under "Words"). Pure; never throws.
  *
  * Absent and `null` are the same thing (Go decodes `null` as the zero value, so Tekton
  * does too). Anything else of the wrong shape makes the run's references unknown: the

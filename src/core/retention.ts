@@ -1,14 +1,14 @@
 /**
- * Retention labels and annotations, durations and instants (SPEC.md section 2). Pure
+ * Retention labels and annotations, durations and instants (docs/spec.md). Pure
  * parsers whose errors say what a valid value looks like; config parsing reuses them.
  *
- * Choices (for the README):
- * - `retain` (SPEC.md rule 1: "label or annotation"): the label and the annotation are both
+ * Choices (written down for users in docs/spec.md):
+ * - `retain` (rule 1: "label or annotation"): the label and the annotation are both
  *   read, and either one that retains keeps the target; the decision names the one that
  *   did (the label when both do). When both are set and differ, a warning says so. On a
  *   Namespace (rule 2) only the label counts.
  * - `retain-until` and `retain-for` are read from the label first, then from the annotation
- *   of the same key (SPEC.md); when both are set and differ, the label is used and a
+ *   of the same key; when both are set and differ, the label is used and a
  *   warning says so.
  * - Durations: `^\d+[smhdw]$`, an ISO 8601 duration (`P7D`, `PT12H`, `P1DT6H`, `P2W`) or
  *   `forever`. Zero is allowed (`0s`: no waiting, useful for `--min-age`); negative
@@ -191,7 +191,7 @@ export function retainValues(object: Labelled, key: string): RetentionValue<bool
 }
 
 /**
- * `retain` on a target (SPEC.md rule 1, "label or annotation"): the first source that
+ * `retain` on a target (rule 1, "label or annotation"): the first source that
  * retains, else the one that is set (and says `false`). A text other than `true` or `false`
  * warns, as do a label and an annotation that differ.
  */
@@ -210,7 +210,7 @@ export function readRetain(object: Labelled, key: string, warnings: string[]): R
   return values.find((value) => value.value) ?? values[0];
 }
 
-/** `retain` on a Namespace (SPEC.md rule 2): its label only, read like a target's. */
+/** `retain` on a Namespace (rule 2): its label only, read like a target's. */
 export function readNamespaceRetain(namespace: { labels: Readonly<Record<string, string>> }, key: string, warnings: string[]): RetentionValue<boolean> | undefined {
   return readRetain({ labels: namespace.labels }, key, warnings);
 }

@@ -1,5 +1,5 @@
 /**
- * A run's own state (SPEC.md section 1; ../../shared/TEKTON.md "When a run is finished"),
+ * A run's own state (docs/spec.md, "Finished run" and "Run state"),
  * and the compact records the adapter keeps from each listed object.
  *
  * Runs are read defensively and never throw: whatever is malformed is recorded as a
@@ -7,7 +7,7 @@
  * unreadable references make the namespace unreadable). Targets and namespaces are read
  * strictly instead: a target is what would be deleted, and a namespace's labels can retain
  * it, so an object of an unexpected shape there throws UnreadableObjectError and the pass
- * must stop rather than guess (SPEC.md section 3: a partial view is never taken for the whole).
+ * must stop rather than guess (docs/spec.md, "Deleting safely": a partial view is never taken for the whole).
  */
 import { RUN_KINDS } from './kinds.js';
 import { describeValue, extractReferences, isRecord } from './refs.js';

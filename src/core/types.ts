@@ -4,7 +4,7 @@
  * number of references, not with the size of the runs.
  */
 
-/** The state SPEC.md section 1 reports for a run. */
+/** The state a report gives a run (docs/spec.md, "Run state"). */
 export type RunState = 'pending' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 
 /** Run kinds the collector reads (see kinds.ts for where each names a target). */
@@ -68,7 +68,7 @@ export interface NamespaceRecord {
   labels: Readonly<Record<string, string>>;
 }
 
-/** Reason codes of SPEC.md section 2, in rule order. */
+/** Reason codes of the decision table (docs/spec.md), in rule order. */
 export const REASONS = [
   'retained',
   'namespace-retained',

@@ -1,7 +1,7 @@
 // Smoke test of the benchmark (issue 6) at a tiny size: it seeds, measures the read floor,
 // runs the built collector dry and live, and prints its table and JSON line. The facts of
 // the run are asserted against what the seeded shape must give: every object read, pages
-// of the size asked for, each target decided as SPEC.md decides it from the plan, every
+// of the size asked for, each target decided as docs/spec.md decides it from the plan, every
 // orphan deleted, no more requests than the bench says the collector makes, --qps held.
 // No duration is asserted: the figures belong to bench/RESULTS.md, not to a test on a
 // shared machine.
@@ -25,7 +25,7 @@ const PAGE_SIZE = 50;
 const REQUESTS_BEYOND_FLOOR = 5;
 
 /**
- * The dry run's reasons, decided from the bench's plan (bench/objects.ts) by SPEC.md's rules
+ * The dry run's reasons, decided from the bench's plan (bench/objects.ts) by docs/spec.md's rules
  * rather than by the collector: with --min-age 0s and no retain-for, a target is `retained`
  * by its label, else kept while a pending or running run names it, else deleted as
  * `runs-finished` when a finished run names it, else as `unreferenced`. Child TaskRuns
@@ -143,7 +143,7 @@ test('npm run bench at a tiny size seeds, measures and prints a table and one JS
   assert.ok(result.floor.bytes > 0 && result.floor.ms > 0);
 
   // The dry run saw the same objects, through the CLI's own summary line, and decided each
-  // target as SPEC.md decides it from the plan.
+  // target as docs/spec.md decides it from the plan.
   const reasons = expectedReasons(shape);
   const deletes = (reasons['runs-finished'] ?? 0) + (reasons['unreferenced'] ?? 0);
   assert.equal(result.dryRun.summary.targets, TARGETS);

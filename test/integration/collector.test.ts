@@ -1,6 +1,6 @@
 /**
  * The collector end to end through its CLI against a real kube-apiserver and etcd, for
- * both Tekton CRD sets: every decision of SPEC.md section 2, what a dry run leaves alone,
+ * both Tekton CRD sets: every decision of docs/spec.md's table, what a dry run leaves alone,
  * and what a live pass leaves behind.
  */
 import assert from 'node:assert/strict';

@@ -2,7 +2,7 @@
  * The collector on a bad day: a fault-injecting proxy between it and a real API server
  * throttles, fails, resets, stalls, truncates and expires continue tokens, on lists and on
  * deletes. Every pass ends either as planned after bounded retries, or with exit 1 or 3, a
- * report that says what happened, and never a target deleted that SPEC.md says to keep.
+ * report that says what happened, and never a target deleted that docs/spec.md says to keep.
  *
  * Seeded: TRGC_FAULT_SEED replays the chaos passes; a failure prints the seed.
  */
@@ -41,7 +41,7 @@ function countFaults(proxy: FaultProxy): void {
 }
 
 /**
- * What SPEC.md says must hold after any pass, whatever failed: every kept target is still
+ * What docs/spec.md says must hold after any pass, whatever failed: every kept target is still
  * there, everything reported deleted or gone is gone, and the exit code matches the report.
  */
 async function assertSafe(seed: Seeder, scenario: Scenario, report: Report, exitCode: number): Promise<string[]> {
@@ -50,7 +50,7 @@ async function assertSafe(seed: Seeder, scenario: Scenario, report: Report, exit
   const remaining = await seed.remainingTargets(scenario.namespace);
   const lost = scenario.keep.filter((name) => !remaining.includes(name));
   figures.wrongDeletions += lost.length;
-  assert.deepEqual(lost, [], `targets SPEC.md keeps were deleted: ${lost.join(', ')}`);
+  assert.deepEqual(lost, [], `targets the rules keep were deleted: ${lost.join(', ')}`);
   for (const item of report.items) {
     if (item.result === 'deleted' || item.result === 'gone') assert.ok(!remaining.includes(item.name), `${item.name} reported ${item.result} but still there`);
     if (scenario.keep.includes(item.name)) assert.equal(item.result, 'kept', `${item.name}: ${item.reason} ${item.result}`);
@@ -83,7 +83,7 @@ interface RecoveryCase {
   rule: (namespace: string) => Omit<FaultRule, 'name'>;
   /** Faults the rule injects; 1 unless said. */
   injected?: number;
-  /** Objects added to the mixed namespace before the pass; none changes what SPEC.md keeps. */
+  /** Objects added to the mixed namespace before the pass; none changes what the rules keep. */
   seedMore?: (seed: Seeder, namespace: string) => Promise<void>;
   check?: (pass: InProcessPass, proxy: FaultProxy, namespace: string) => void;
 }

@@ -1,5 +1,5 @@
 /**
- * The safe-delete rules of SPEC.md section 3 against a real API server: paging, objects
+ * The safe-delete rules of docs/spec.md ("Deleting safely") against a real API server: paging, objects
  * that change between listing and deleting, runs that appear during a pass, the deletion
  * cap, a cluster without PipelineResources, and an identity that may not list runs.
  */

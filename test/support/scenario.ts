@@ -1,5 +1,5 @@
 /**
- * A namespace with one target for each way SPEC.md keeps one, and some it lets go, so a
+ * A namespace with one target for each way the rules (docs/spec.md) keep one, and some it lets go, so a
  * test can compare what is left after a pass with what must be left.
  */
 import type { Seeder } from './seed.js';
@@ -7,7 +7,7 @@ import { gitResource, hoursAgo, imageResource, pipelineRun, taskRun } from './te
 
 export interface Scenario {
   namespace: string;
-  /** Targets SPEC.md says must survive any pass, sorted. */
+  /** Targets the rules say must survive any pass, sorted. */
   keep: string[];
   /** Targets a pass that ran as planned deletes, sorted. */
   collectable: string[];

@@ -1,5 +1,5 @@
 /**
- * The project's own Tekton objects for integration tests, written from TEKTON.md: a
+ * The project's own Tekton objects for integration tests, written from Tekton's sources (docs/spec.md, "Words"): a
  * PipelineResource per commit, and runs in each served version's shape with a status
  * like the one Tekton's controller writes.
  */

@@ -528,7 +528,7 @@ const rows: readonly Row[] = [
   },
 ];
 
-describe('decide: the rules of SPEC.md section 2, first match wins', () => {
+describe('decide: the rules of docs/spec.md, first match wins', () => {
   for (const row of rows) {
     it(row.row, () => {
       const view = {

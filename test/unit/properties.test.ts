@@ -1,6 +1,6 @@
 /**
  * Properties of decide() over generated clusters, checked against oracles written here
- * from SPEC.md rather than from the graph code. Seeded: set TRGC_FC_SEED to replay a
+ * from docs/spec.md rather than from the graph code. Seeded: set TRGC_FC_SEED to replay a
  * failure (fast-check prints the seed and path when a property fails).
  *
  * A check guarded by a condition proves nothing when the generator never meets the
@@ -150,7 +150,7 @@ function viewOf(cluster: { targets: TargetRecord[]; runs: RunRecord[]; namespace
   return { targets: cluster.targets, runs: cluster.runs, namespaces: new Map(cluster.namespaces.map((ns) => [ns.name, ns])) };
 }
 
-// Oracles, from SPEC.md's words.
+// Oracles, from docs/spec.md's words.
 
 const isActiveState = (state: RunState): boolean => state === 'pending' || state === 'running';
 
@@ -169,13 +169,13 @@ function names(run: RunRecord, target: TargetRecord): boolean {
   return bySpec || target.ownerReferences.some((owner) => owner.kind === run.kind && owner.uid === run.uid);
 }
 
-/** SPEC.md: "Retention values are read from the label first, then the annotation of the same key." */
+/** docs/spec.md: `retain-until` and `retain-for` "are read from the label first, then from the annotation of the same key". */
 function retainValue(target: TargetRecord, key: string): string | undefined {
   return target.labels[`${PREFIX}/${key}`] ?? target.annotations[`${PREFIX}/${key}`];
 }
 
 /**
- * SPEC.md rule 1: "label or annotation `<prefix>/retain` is `true` (any value other than
+ * docs/spec.md rule 1: "label or annotation `<prefix>/retain` is `true` (any value but
  * `false` also retains, with a warning)": either source is enough on its own.
  */
 function isRetained(target: TargetRecord): boolean {

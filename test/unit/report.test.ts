@@ -232,7 +232,7 @@ describe('buildReport', () => {
 });
 
 describe('renderJson', () => {
-  // SPEC.md section 4's example, with its elisions filled in: the exact shape and key order.
+  // docs/spec.md's example report, with its elisions filled in: the exact shape and key order.
   const SPEC_EXAMPLE = {
     apiVersion: 'tekton-resource-gc.io/v1',
     kind: 'GCReport',
