@@ -1,6 +1,6 @@
 /**
  * The benchmark's cluster: PipelineResources and runs shaped like the ones Tekton's
- * controller leaves behind (TEKTON.md), padded to the sizes asked for, in a mix an old CI
+ * controller leaves behind (docs/spec.md, "Words"), padded to the sizes asked for, in a mix an old CI
  * cluster has: most runs finished, some running, a few pending; most targets named by
  * finished runs, some shared by several runs, some retained, some named by nothing.
  *

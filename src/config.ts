@@ -2,7 +2,7 @@
  * Command line and environment -> Config. Pure: the caller passes argv (without node and
  * the script) and the environment, so tests need no process.
  *
- * Choices (for the README):
+ * Choices (written down for users in docs/spec.md):
  * - Every flag `--some-flag` is also read from `TRGC_SOME_FLAG`; a flag given on the command
  *   line wins over its variable. Repeatable flags take a comma-separated list in their
  *   variable, and commas on the command line too (`--namespace ci,team-a`).
@@ -140,7 +140,7 @@ export function envVarName(flag: FlagName): string {
 }
 
 /**
- * Defaults of the settings that have one. `minAgeMs` and `pageSize` are SPEC.md's.
+ * Defaults of the settings that have one. `minAgeMs` and `pageSize` are the contract's (docs/spec.md).
  * `maxDeletions` 1000: above a night of per-commit resources on a busy CI cluster, far
  * below "every resource in the cluster" after a mistake in scope or in the rules.
  * `qps` 20 with `concurrency` 4 deletes 1000 targets in under a minute while holding 4 of

@@ -92,7 +92,7 @@ const FLAG_DOCS: { readonly [F in FlagName]: FlagDoc } = {
   },
   output: {
     value: 'FORMAT',
-    text: ['Report on stdout: text (a table), json (see the README) or markdown (for a pull', 'request or a chat message).'],
+    text: ['Report on stdout: text (a table), json (see docs/reports.md) or markdown (for a pull', 'request or a chat message).'],
     default: DEFAULTS.output,
   },
   'report-file': {

@@ -42,7 +42,7 @@ export interface PassPlans {
   apply?: { plan: Plan; file: string };
 }
 
-/** Exit statuses of SPEC.md section 4. */
+/** Exit statuses of docs/spec.md ("Exit status"). */
 const EXIT_OK = 0;
 const EXIT_COULD_NOT_RUN = 1;
 const EXIT_PARTIAL = 3;

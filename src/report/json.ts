@@ -4,7 +4,7 @@ import { toReportReference } from './build.js';
 import { RESULTS, type Report, type ReportItem, type ReportSummary } from './model.js';
 
 /**
- * The JSON report of SPEC.md section 4. Every object is rebuilt key by key so the output
+ * The JSON report (docs/reports.md; its schema: docs/gcreport.schema.json). Every object is rebuilt key by key so the output
  * keeps SPEC's key order whoever assembled the Report, and carries nothing SPEC lacks.
  */
 export function renderJson(report: Report): string {

@@ -1,6 +1,6 @@
 import type { Action, Reason, RunKindName, RunState } from '../core/types.js';
 
-/** What happened to one target in this pass (SPEC.md section 4). */
+/** What happened to one target in this pass (docs/reports.md, "Results"). */
 export const RESULTS = ['would-delete', 'deleted', 'gone', 'changed', 'failed', 'aborted', 'kept'] as const;
 export type Result = (typeof RESULTS)[number];
 
@@ -41,7 +41,7 @@ export interface ReportSummary {
   reasons: Partial<Record<Reason, number>>;
 }
 
-/** The report of one pass: the JSON of SPEC.md section 4, field for field. */
+/** The report of one pass: the JSON of docs/gcreport.schema.json, field for field. */
 export interface Report {
   apiVersion: 'tekton-resource-gc.io/v1';
   kind: 'GCReport';
@@ -62,7 +62,7 @@ export interface Report {
   warnings?: string[];
   /**
    * Pass-level failures (a list that failed, a pass stopped by SIGTERM). Present only
-   * when there were any, so a clean report is exactly SPEC.md's shape.
+   * when there were any, so a clean report has only the contract's keys (docs/spec.md).
    */
   errors?: string[];
 }

@@ -644,7 +644,7 @@ describe('helpText', () => {
     for (const [variable, value] of defaults) assert.ok(help.includes(`(env ${variable}; default: ${value})`), variable);
   });
 
-  it('lists the exit codes of SPEC.md', () => {
+  it('lists the exit codes of docs/spec.md', () => {
     for (const code of ['0', '1', '2', '3']) assert.match(help, new RegExp(`^  ${code}  \\S`, 'm'), `exit ${code}`);
   });
 
