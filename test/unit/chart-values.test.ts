@@ -1,6 +1,6 @@
 /**
- * The chart's values without Helm: values.yaml, values.schema.json, Chart.yaml and the
- * README's values table agree with each other and with the collector's own parsers, so
+ * The chart's values without Helm: values.yaml, values.schema.json, Chart.yaml and
+ * chart/README.md's values table agree with each other and with the collector's own parsers, so
  * the schema refuses what the collector would refuse and documents what it takes.
  * (Rendering, Helm's own schema check and the API server: test/integration/chart.test.ts.)
  */
@@ -362,12 +362,13 @@ describe('values.schema.json against the collector', () => {
   });
 });
 
-/** The README's Helm section, from its heading to the next section of the same level. */
-function helmSection(readme: string): string {
-  const start = readme.indexOf('\n## Install on a cluster with Helm\n');
-  assert.ok(start >= 0, 'the README has a Helm section');
-  const end = readme.indexOf('\n## ', start + 1);
-  return readme.slice(start, end < 0 ? readme.length : end);
+/** A Markdown file's section, from its `## heading` to the next section of the same level. */
+function section(file: string, heading: string): string {
+  const text = read(file);
+  const start = text.indexOf(`\n## ${heading}\n`);
+  assert.ok(start >= 0, `${file} has a section "## ${heading}"`);
+  const end = text.indexOf('\n## ', start + 1);
+  return text.slice(start, end < 0 ? text.length : end);
 }
 
 describe('chart/README.md', () => {
@@ -413,12 +414,13 @@ describe('chart/README.md', () => {
   });
 });
 
-describe("the README's Helm section", () => {
-  const README = helmSection(read('README.md'));
+describe("the README's quick start, and the operations guide's upgrade and uninstall", () => {
+  const README = section('README.md', 'Quick start');
+  const CHART_REF = `${CHART_REPOSITORY}/${CHART.name}`;
 
   it("shows the summary line the collector prints for the counts it names", () => {
     const example = /^dry run: 212 targets, .+$/m.exec(README)?.[0];
-    assert.ok(example !== undefined, 'the README shows a summary line');
+    assert.ok(example !== undefined, "the README's quick start shows a summary line");
     const items = (counts: [ReportItem['result'], ReportItem['reason'], number][]): ReportItem[] =>
       counts.flatMap(([result, reason, count]) => Array.from({ length: count }, () => ({ result, reason }) as ReportItem));
     const report = {
@@ -434,21 +436,27 @@ describe("the README's Helm section", () => {
     assert.equal(example, summaryLine(report));
   });
 
-  it('installs as a dry run first, reads a report, goes live, then upgrades and uninstalls, each with its command', () => {
-    const sections: [string, string][] = [
-      ['### 1. Install as a dry run', 'helm install tekton-resource-gc ./chart'],
+  it('installs as a dry run first from the released chart, reads a report, goes live, then upgrades and uninstalls, each with its command', () => {
+    const inOrder = (text: string, sections: [string, string][], where: string): void => {
+      const starts = sections.map(([heading]) => text.indexOf(`\n${heading}\n`));
+      assert.ok(starts.every((at) => at >= 0), `${where} headings: ${starts.join(', ')}`);
+      assert.deepEqual([...starts].sort((a, b) => a - b), starts, `${where}: in that order`);
+      sections.forEach(([heading, command], index) => {
+        const body = text.slice(starts[index], starts[index + 1] ?? text.length);
+        assert.ok(body.includes(command), `${where}: ${heading} shows ${command}`);
+      });
+    };
+    inOrder(README, [
+      ['### 1. Install as a dry run', `helm install tekton-resource-gc ${CHART_REF} \\\n  --version ${CHART.version} --namespace tekton-resource-gc`],
       ['### 2. Read a report', 'kubectl create job --namespace tekton-resource-gc --from=cronjob/tekton-resource-gc'],
       ['### 3. Go live', '--reset-then-reuse-values --set dryRun=false'],
-      ['### Values', '[chart/README.md](chart/README.md)'],
-      ['### Upgrading', 'helm upgrade tekton-resource-gc ./chart'],
-      ['### Uninstalling', 'helm uninstall tekton-resource-gc'],
-    ];
-    const starts = sections.map(([heading]) => README.indexOf(`\n${heading}\n`));
-    assert.ok(starts.every((at) => at >= 0), `headings: ${starts.join(', ')}`);
-    assert.deepEqual([...starts].sort((a, b) => a - b), starts, 'in that order');
-    sections.forEach(([heading, command], index) => {
-      const body = README.slice(starts[index], starts[index + 1] ?? README.length);
-      assert.ok(body.includes(command), `${heading} shows ${command}`);
-    });
+    ], 'README.md');
+    assert.ok(README.slice(README.indexOf('\n### 3. Go live\n')).includes('[chart/README.md](chart/README.md)'), 'the quick start links every value');
+    const operations = read('docs/operations.md');
+    inOrder(operations, [
+      ['## Upgrading', `helm upgrade tekton-resource-gc ${CHART_REF} \\\n  --version ${CHART.version} --namespace tekton-resource-gc --reset-then-reuse-values\n`],
+      ['## Uninstalling', 'helm uninstall tekton-resource-gc'],
+    ], 'docs/operations.md');
+    assert.ok(section('docs/operations.md', 'Chart settings worth knowing').includes('[chart/README.md](../chart/README.md)'), 'the operations guide links every value');
   });
 });
