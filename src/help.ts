@@ -260,9 +260,12 @@ Labels and annotations on a PipelineResource (label first, then annotation of th
 
 Exit status:
   0  the pass ran as planned (nothing to do counts)
-  1  it could not run (API unreachable, a list failed, RBAC missing) and deleted nothing unsafe
-  2  bad usage or configuration, said in one line
-  3  it ran, but some deletions failed or --max-deletions stopped it
+  1  it could not run and deleted nothing (API unreachable, a list failed, RBAC missing, the
+     re-check before the first delete failed, SIGTERM while reading, an unwritable report file)
+  2  bad usage or configuration (a plan apply refuses included), said in one line
+  3  it ran, but not as planned: some deletions failed, --max-deletions stopped it, SIGTERM in
+     the delete phase, a re-check failed after deletes began, or the report file could not
+     be written after something was deleted
 
 Examples:
   # See what would be deleted, without deleting
