@@ -7,7 +7,6 @@
  * Docker to run what the image would hold.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -35,6 +34,7 @@ import { outcomes, reportOf, runCli, type CliResult } from '../support/cli.js';
 import { startGroupStore } from '../support/pushgateway.js';
 import { Seeder } from '../support/seed.js';
 import { gitResource, pipelineRun } from '../support/tekton.js';
+import { exec, type Exit } from '../support/exec.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CHART = path.join(ROOT, 'chart');
@@ -102,27 +102,8 @@ after(async () => {
 
 // ---- processes ----
 
-interface Exit {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function run(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<Exit> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: options.env ?? toolEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    // A child that exits before it reads its input closes the pipe: EPIPE is no failure of ours.
-    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EPIPE') reject(error);
-    });
-    child.stdin.end(options.input ?? '');
-  });
+  return exec(command, args, { cwd: options.cwd ?? ROOT, env: options.env ?? toolEnv(), input: options.input ?? '' });
 }
 
 /** Helm and kubectl keep their caches and settings in the test's directory. */

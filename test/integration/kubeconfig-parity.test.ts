@@ -11,7 +11,6 @@
  * (ClientConfigLoadingRules.Load) and client_config.go (DirectClientConfig).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { rootCertificates } from 'node:tls';
@@ -22,6 +21,7 @@ import { startControlPlane, type ControlPlane } from '../../harness/controlplane
 import { reportOf, runCli, type CliResult } from '../support/cli.js';
 import { Seeder } from '../support/seed.js';
 import { gitResource } from '../support/tekton.js';
+import { exec as execCommand, type Exit } from '../support/exec.js';
 
 const NS = 'parity';
 const SEEDED = ['src-a', 'src-b', 'src-c'];
@@ -294,11 +294,6 @@ interface Outcome {
   collector: CliResult;
 }
 
-interface Exit {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let controlPlane: ControlPlane;
 let kubectlPath: string;
@@ -391,15 +386,7 @@ async function runBoth(row: Variant, dir: string): Promise<Outcome> {
 }
 
 function run(command: string, args: readonly string[], env: Record<string, string>, cwd: string): Promise<Exit> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return execCommand(command, args, { cwd, env: { PATH: process.env.PATH ?? '', ...env } });
 }
 
 /** `pipelineresource.tekton.dev/src-a` lines, as names. */

@@ -6,7 +6,6 @@
  * image and CronJob. No control plane: nothing here talks to Kubernetes.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import yaml from 'js-yaml';
 import { ensureBinaries } from '../../harness/build.js';
+import { exec, type Exit } from '../support/exec.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (file: string): Promise<string> => readFile(path.join(ROOT, file), 'utf8');
@@ -59,22 +59,8 @@ after(async () => {
   if (work !== undefined) await rm(work, { recursive: true, force: true });
 });
 
-interface Exit {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function run(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Exit> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: options.env ?? { PATH: process.env.PATH ?? '', HOME: work }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return exec(command, args, { cwd: options.cwd ?? ROOT, env: options.env ?? { PATH: process.env.PATH ?? '', HOME: work } });
 }
 
 function stepOf(job: Job | undefined, match: (step: Step) => boolean, what: string): Step {
