@@ -62,7 +62,7 @@ export const MIN_AGE_WARNING_MS = 60_000;
  */
 export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans = {}): Promise<PassOutcome> {
   const startedAt = deps.now();
-  const scope: Scope = { namespaces: config.namespaces, excludeNamespaces: config.excludeNamespaces, selector: config.selector };
+  const scope: Scope = { namespaces: config.namespaces, excludeNamespaces: config.excludeNamespaces, selector: config.selector, namespaceSelector: config.namespaceSelector };
   const policy: Policy = { labelPrefix: config.labelPrefix, minAgeMs: config.minAgeMs, retainFor: config.retainFor };
   const warnings = configWarnings(config);
   let reportPlan: ReportPlan | undefined =
@@ -222,18 +222,24 @@ function unservedRunKinds(apis: ServedApis): string[] {
   );
 }
 
-/** Targets first, then runs: every run that existed before a target was listed is seen. */
+/**
+ * Targets first, then runs: every run that existed before a target was listed is seen. Runs
+ * are read only in the namespaces that hold targets in scope: a run names targets in its own
+ * namespace only (core/kinds.ts, refs.ts), a target's ownerReferences never leave its
+ * namespace, nor a child TaskRun's, so a run anywhere else cannot change a decision.
+ */
 async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope): Promise<DatedView> {
   const readAt = deps.now().getTime();
   deps.progress?.update({ stage: 'listing-targets' });
-  const targets = await deps.cluster.listTargets(apis, scope);
+  const targets = inScope(await deps.cluster.listTargets(apis, scope), scope);
   deps.progress?.update({ stage: 'listing-runs', targets: targets.length });
-  const runs = await deps.cluster.listRuns(apis, scope);
+  const targetNamespaces = [...new Set(targets.map((target) => target.namespace))].sort();
+  const runs = await deps.cluster.listRuns(apis, scope, targetNamespaces);
   const namespaces = await deps.cluster.readNamespaces(scope);
   deps.progress?.update({ stage: 'deciding', targets: targets.length, runs: runs.length });
-  deps.log.debug({ targets: targets.length, runs: runs.length, namespaces: namespaces.size }, 'cluster read');
+  deps.log.debug({ targets: targets.length, runs: runs.length, targetNamespaces: targetNamespaces.length, namespaces: namespaces.size }, 'cluster read');
   logReadProblems(deps.log, runs);
-  const view: ClusterView = { targets: inScope(targets, scope), runs, namespaces };
+  const view: ClusterView = { targets, runs, namespaces };
   return { view, readAt, readMs: deps.now().getTime() - readAt };
 }
 

@@ -12,13 +12,19 @@ import {
 import { KubeError } from './errors.js';
 import type { KubeHttp } from './http.js';
 
-/** Which namespaces a pass looks at, and which targets. */
+/**
+ * Which namespaces a pass looks at, and which targets. The namespaces are an intersection:
+ * those named (all when none are), that the namespace selector matches (when there is one),
+ * less the excluded ones, which always win.
+ */
 export interface Scope {
   /** Empty: all namespaces. */
   namespaces: readonly string[];
   excludeNamespaces: readonly string[];
   /** Label selector on targets. */
   selector: string;
+  /** Label selector on Namespaces (a shard of the cluster); absent or empty: none. */
+  namespaceSelector?: string;
 }
 
 /** The versions this server serves that the collector reads through. */
@@ -31,6 +37,25 @@ export interface ServedApis {
 /** Above this many namespaces with candidates, one cluster-wide re-check beats one per namespace. */
 const PER_NAMESPACE_RECHECK_LIMIT = 10;
 
+/**
+ * The first read of a pass lists one namespace at a time while the namespaces it wants are at
+ * most this share of those a list across the cluster covers, and across the cluster above it.
+ * Measured (bench/RESULTS.md, "Skewed clusters"; `npm run bench -- --shape skew --crossover`):
+ * reading k of 200 namespaces of runs one by one cost about k/200 of the list across the
+ * cluster plus about a millisecond per request, so it won up to 70% of the namespaces with 10
+ * runs in each and up to 95% with 125.
+ */
+export const PER_NAMESPACE_READ_SHARE = 0.75;
+
+/**
+ * Whether to read `wanted` namespaces one by one rather than in one list across the
+ * `clusterWide` namespaces such a list covers: a list across the cluster reads every
+ * namespace's objects, one by one only the wanted ones, for one request more per namespace.
+ */
+export function readsPerNamespace(wanted: number, clusterWide: number): boolean {
+  return wanted <= 1 || wanted <= PER_NAMESPACE_READ_SHARE * clusterWide;
+}
+
 const METADATA_ONLY = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 
 const NAMESPACES: ApiResource = { group: '', version: 'v1', plural: 'namespaces' };
@@ -40,6 +65,9 @@ const NAMESPACES: ApiResource = { group: '', version: 'v1', plural: 'namespaces'
  * the re-check before deleting, and guarded deletes. No decisions are made here.
  */
 export class KubeCluster {
+  /** namespacesAcrossCluster's count: a measure for choosing how to list, not a fact a decision stands on. */
+  private clusterNamespaceCount: Promise<number> | undefined;
+
   constructor(
     private readonly http: KubeHttp,
     private readonly pageSize: number,
@@ -65,31 +93,60 @@ export class KubeCluster {
     return { target, runs };
   }
 
+  /** The targets in scope; with a namespace selector, only in the namespaces it matches. */
   async listTargets(apis: ServedApis, scope: Scope): Promise<TargetRecord[]> {
+    if (hasNamespaceSelector(scope)) {
+      return this.listIn(apis.target, { namespaces: await this.selectNamespaces(scope), scope, labelSelector: scope.selector }, toTargetRecord);
+    }
     const lists = await this.inScope(scope, (namespace, fieldSelector) =>
       listAll(this.http, apis.target, { namespace, fieldSelector, labelSelector: scope.selector, pageSize: this.pageSize }, toTargetRecord),
     );
     return lists.flatMap((list) => list.records);
   }
 
-  async listRuns(apis: ServedApis, scope: Scope): Promise<RunRecord[]> {
+  /**
+   * The runs in `namespaces` (those that hold targets in scope; a run names targets in its own
+   * namespace only, so runs elsewhere cannot change a decision), or in every namespace in
+   * scope when none are given. The lists go one namespace at a time or across the cluster,
+   * as readsPerNamespace weighs them; what a list across the cluster brings from other
+   * namespaces is dropped.
+   */
+  async listRuns(apis: ServedApis, scope: Scope, namespaces?: readonly string[]): Promise<RunRecord[]> {
+    const where = namespaces ?? (hasNamespaceSelector(scope) ? await this.selectNamespaces(scope) : undefined);
     const runs: RunRecord[] = [];
     for (const kind of RUN_KIND_NAMES) {
       const served = apis.runs[kind];
       if (served === undefined) {
         continue;
       }
-      const lists = await this.inScope(scope, (namespace, fieldSelector) =>
-        listAll(this.http, served.resource, { namespace, fieldSelector, pageSize: this.pageSize }, (item) =>
-          toRunRecord(item, kind),
-        ),
-      );
+      const toRecord = (item: unknown): RunRecord => toRunRecord(item, kind);
+      const records =
+        where === undefined
+          ? (await this.inScope(scope, (namespace, fieldSelector) => listAll(this.http, served.resource, { namespace, fieldSelector, pageSize: this.pageSize }, toRecord))).map(
+              (list) => list.records,
+            )
+          : [await this.listIn(served.resource, { namespaces: where, scope }, toRecord)];
       // One push per record: a spread of 150,000 records overflows the call stack.
-      for (const list of lists) {
-        for (const run of list.records) runs.push(run);
+      for (const list of records) {
+        for (const run of list) runs.push(run);
       }
     }
     return runs;
+  }
+
+  /**
+   * The namespaces the namespace selector matches, by the API server's reading of it (a list
+   * of Namespaces with labelSelector: cluster-scope `list namespaces`), within the named ones
+   * when some are named, less the excluded ones; sorted.
+   */
+  async selectNamespaces(scope: Scope): Promise<string[]> {
+    const list = await listAll(this.http, NAMESPACES, { namespace: '', labelSelector: scope.namespaceSelector ?? '', pageSize: this.pageSize }, identityOf);
+    const named = new Set(scope.namespaces);
+    const excluded = new Set(scope.excludeNamespaces);
+    return list.records
+      .map((namespace) => namespace.name)
+      .filter((name) => (named.size === 0 || named.has(name)) && !excluded.has(name))
+      .sort();
   }
 
   /** The namespaces whose labels the decision needs: all of them, or the named ones that exist. */
@@ -220,6 +277,43 @@ export class KubeCluster {
     return records;
   }
 
+  /**
+   * Every object of `resource` in `where.namespaces` for the first read of a pass: one list
+   * per namespace when the scope names its namespaces (Roles in them may be all this identity
+   * has) or when readsPerNamespace says so, else one list across the cluster less the
+   * excluded namespaces, of which only what lies in `where.namespaces` is kept (and what has no
+   * namespace: a run whose namespace cannot be read counts against every namespace).
+   */
+  private async listIn<T extends { namespace: string }>(
+    resource: ApiResource,
+    where: { namespaces: readonly string[]; scope: Scope; labelSelector?: string },
+    toRecord: (item: unknown) => T,
+  ): Promise<T[]> {
+    const { namespaces, scope } = where;
+    if (namespaces.length === 0) return [];
+    const perNamespace = scope.namespaces.length > 0 || readsPerNamespace(namespaces.length, await this.namespacesAcrossCluster(scope));
+    const wanted = new Set(namespaces);
+    const records: T[] = [];
+    for (const namespace of perNamespace ? namespaces : ['']) {
+      const fieldSelector = perNamespace ? '' : excludedNamespacesSelector(scope);
+      const options = { namespace, fieldSelector, pageSize: this.pageSize, ...(where.labelSelector !== undefined && { labelSelector: where.labelSelector }) };
+      const list = await listAll(this.http, resource, options, toRecord);
+      // One push per record: a spread of 150,000 records overflows the call stack.
+      for (const record of list.records) {
+        if (perNamespace || record.namespace === '' || wanted.has(record.namespace)) records.push(record);
+      }
+    }
+    return records;
+  }
+
+  /** How many namespaces a list across the cluster less the excluded ones covers; counted once per KubeCluster. */
+  private namespacesAcrossCluster(scope: Scope): Promise<number> {
+    this.clusterNamespaceCount ??= listAll(this.http, NAMESPACES, { namespace: '', pageSize: this.pageSize }, identityOf).then(
+      (list) => list.records.filter((namespace) => !scope.excludeNamespaces.includes(namespace.name)).length,
+    );
+    return this.clusterNamespaceCount;
+  }
+
   /** One list per named namespace, or one across all namespaces less the excluded ones. */
   private async inScope<T>(scope: Scope, list: (namespace: string, fieldSelector: string) => Promise<T>): Promise<T[]> {
     if (scope.namespaces.length > 0) {
@@ -231,6 +325,10 @@ export class KubeCluster {
     }
     return [await list('', excludedNamespacesSelector(scope))];
   }
+}
+
+function hasNamespaceSelector(scope: Scope): boolean {
+  return scope.namespaceSelector !== undefined && scope.namespaceSelector !== '';
 }
 
 function excludedNamespacesSelector(scope: Scope): string {

@@ -84,8 +84,8 @@ export async function passInProcess(kubeConfig: KubeConfig, args: readonly strin
   const cluster: SweepDeps['cluster'] = {
     discover: () => real.discover(),
     listTargets: (apis, scope) => real.listTargets(apis, scope),
-    listRuns: async (apis, scope) => {
-      const runs = await real.listRuns(apis, scope);
+    listRuns: async (...args) => {
+      const runs = await real.listRuns(...args);
       await hooks.afterRunsListed?.();
       return runs;
     },
