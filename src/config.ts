@@ -35,6 +35,11 @@ export interface Config {
   excludeNamespaces: string[];
   /** Label selector on targets, applied by the API server. Empty: none. */
   selector: string;
+  /**
+   * Label selector on Namespaces, applied by the API server: a pass reads only in those it
+   * matches (one shard of the cluster). Absent when not set (or set empty).
+   */
+  namespaceSelector?: string;
   minAgeMs: number;
   /** Global retain-for; undefined when not set. */
   retainFor?: RetentionDuration;
@@ -105,6 +110,7 @@ const FLAG_KINDS = {
   namespace: 'list',
   'exclude-namespace': 'list',
   selector: 'value',
+  'namespace-selector': 'value',
   'min-age': 'value',
   'retain-for': 'value',
   'label-prefix': 'value',
@@ -306,6 +312,8 @@ export function settingOrigin(config: Pick<Config, 'origins'>, flag: FlagName): 
 
 /** Settings without a default are left out of the Config, not set to undefined. */
 function addOptionalSettings(config: Config, settings: Settings): void {
+  const namespaceSelector = settings.one('namespace-selector', parseSelector, '');
+  if (namespaceSelector !== '') config.namespaceSelector = namespaceSelector;
   const retainFor = settings.one('retain-for', parseRetentionDuration);
   if (retainFor !== undefined) config.retainFor = retainFor;
   const reportFile = settings.one('report-file', nonEmptyParser('reports/gc.md'));
@@ -496,6 +504,7 @@ export const FLAG_EXAMPLES: { readonly [F in FlagName]: string } = {
   namespace: '--namespace ci',
   'exclude-namespace': '--exclude-namespace kube-system',
   selector: '--selector app=ci',
+  'namespace-selector': '--namespace-selector tekton-resource-gc.io/shard=a',
   'min-age': '--min-age 1h',
   'retain-for': '--retain-for 7d',
   'label-prefix': '--label-prefix gc.example.com',

@@ -29,6 +29,15 @@ const FLAG_DOCS: { readonly [F in FlagName]: FlagDoc } = {
     value: 'SELECTOR',
     text: ['Only PipelineResources matching this label selector (=, ==, !=, in, notin, key, !key).', 'Without it: all.'],
   },
+  'namespace-selector': {
+    value: 'SELECTOR',
+    text: [
+      'Only look in the Namespaces whose labels match this label selector (same grammar as',
+      '--selector): one shard of the cluster, e.g. for one CronJob of several. With --namespace,',
+      'only the named ones it matches; --exclude-namespace still wins. Needs RBAC to list',
+      'namespaces at cluster scope. Without it: all.',
+    ],
+  },
   'min-age': {
     value: 'DURATION',
     text: [
@@ -280,6 +289,9 @@ Examples:
   # A dry-run report for a pull request
   tekton-resource-gc --dry-run --selector 'app.kubernetes.io/part-of=ci' \\
     --output markdown --report-file gc.md
+
+  # One shard of the cluster: only the namespaces labelled tekton-resource-gc.io/shard=a
+  tekton-resource-gc --namespace-selector tekton-resource-gc.io/shard=a
 
   # Why is this one still here?
   tekton-resource-gc explain ci/src-abc123

@@ -7,7 +7,7 @@ export interface PassRecord {
   dryRun: boolean;
   startedAt: Date;
   finishedAt: Date;
-  scope: Pick<Config, 'namespaces' | 'excludeNamespaces' | 'selector'>;
+  scope: Pick<Config, 'namespaces' | 'excludeNamespaces' | 'selector'> & Partial<Pick<Config, 'namespaceSelector'>>;
   /** How many runs (PipelineRuns and TaskRuns) the pass listed. */
   runs: number;
   decisions: readonly Decision[];
@@ -102,6 +102,7 @@ function toScope(scope: PassRecord['scope']): ReportScope {
     namespaces: scope.namespaces.length === 0 ? ['*'] : [...scope.namespaces],
     excludedNamespaces: [...scope.excludeNamespaces],
     selector: scope.selector,
+    ...(scope.namespaceSelector !== undefined && scope.namespaceSelector !== '' && { namespaceSelector: scope.namespaceSelector }),
   };
 }
 

@@ -41,6 +41,7 @@ function* unescapedJsonChunks(report: Report): Generator<string> {
       namespaces: report.scope.namespaces,
       excludedNamespaces: report.scope.excludedNamespaces,
       selector: report.scope.selector,
+      ...(report.scope.namespaceSelector !== undefined && { namespaceSelector: report.scope.namespaceSelector }),
     },
     summary: orderedSummary(report.summary),
   };

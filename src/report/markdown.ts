@@ -115,9 +115,10 @@ function scopeLine(report: Report): string {
   const { scope } = report;
   const namespaces = scope.namespaces.includes('*') ? 'all namespaces' : listOrNone(scope.namespaces);
   const selector = scope.selector === '' ? 'none' : escapeMarkdown(scope.selector);
+  const shard = scope.namespaceSelector === undefined ? '' : `; namespace selector: ${escapeMarkdown(scope.namespaceSelector)}`;
   const seconds = (Date.parse(report.finishedAt) - Date.parse(report.startedAt)) / 1000;
   return [
-    `Scope: ${namespaces}; excluded: ${listOrNone(scope.excludedNamespaces)}; selector: ${selector}.`,
+    `Scope: ${namespaces}; excluded: ${listOrNone(scope.excludedNamespaces)}; selector: ${selector}${shard}.`,
     `Started ${report.startedAt}, took ${seconds} s.`,
   ].join(' ');
 }

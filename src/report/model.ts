@@ -28,6 +28,8 @@ export interface ReportScope {
   namespaces: string[];
   excludedNamespaces: string[];
   selector: string;
+  /** The label selector on Namespaces that limited the pass (one shard); present only then. */
+  namespaceSelector?: string;
 }
 
 export interface ReportSummary {

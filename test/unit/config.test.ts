@@ -105,6 +105,11 @@ const VALID: ValidRow[] = [
   { flag: 'selector', argv: ['--selector', ''], expect: { selector: '' } },
   // The variable alone.
   { flag: 'selector', argv: [], env: { TRGC_SELECTOR: 'app=ci' }, expect: { selector: 'app=ci' } },
+  // A shard: the grammar of --selector, on Namespaces.
+  { flag: 'namespace-selector', argv: ['--namespace-selector', 'tekton-resource-gc.io/shard in (a, b),!legacy'], expect: { namespaceSelector: 'tekton-resource-gc.io/shard in (a, b),!legacy' } },
+  // Empty selects every namespace, as no selector does: the setting is absent.
+  { flag: 'namespace-selector', argv: ['--namespace-selector', ''], expect: { namespaceSelector: undefined } },
+  { flag: 'namespace-selector', argv: [], env: { TRGC_NAMESPACE_SELECTOR: 'team=a' }, expect: { namespaceSelector: 'team=a' } },
   // Minutes.
   { flag: 'min-age', argv: ['--min-age', '30m'], expect: { minAgeMs: 30 * 60_000 } },
   // Weeks, the largest short unit.
@@ -388,6 +393,8 @@ const INVALID: InvalidRow[] = [
   { flag: 'selector', argv: ['--selector', 'app=>ci'], message: `--selector "app=>ci": requirement "app=>ci" is not valid; ${SELECTOR_EXPECTED}` },
   // A key prefix must be a DNS subdomain.
   { flag: 'selector', argv: [], env: { TRGC_SELECTOR: 'Example.com/app=ci' }, message: `TRGC_SELECTOR "Example.com/app=ci": requirement "Example.com/app=ci" is not valid; ${SELECTOR_EXPECTED}` },
+  { flag: 'namespace-selector', argv: ['--namespace-selector', 'shard in a'], message: `--namespace-selector "shard in a": requirement "shard in a" is not valid; ${SELECTOR_EXPECTED}` },
+  { flag: 'namespace-selector', argv: [], env: { TRGC_NAMESPACE_SELECTOR: 'shard=(a' }, message: `TRGC_NAMESPACE_SELECTOR "shard=(a": parentheses do not balance; ${SELECTOR_EXPECTED}` },
   // Not a duration.
   { flag: 'min-age', argv: ['--min-age', 'abc'], message: `--min-age "abc": ${MIN_AGE_EXPECTED}` },
   // forever makes no sense as a minimum age.
