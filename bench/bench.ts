@@ -1,11 +1,13 @@
-// npm run bench -- [--targets 10000] [--runs 40000] [--namespaces 50] [--pr-kb 8] [--tr-kb 4]
-//   [--qps 50] [--live-deletes 2000] [--scale 1,2,4] [--reuse] [--repeat 3] [--watch-cache]
-//   [--node-flags "..."] ...
+// npm run bench -- [--shape default|skew] [--targets N] [--runs N] [--namespaces N]
+//   [--target-namespaces N] [--pr-kb 8] [--tr-kb 4] [--run-kb 2,16] [--output json,text]
+//   [--node image,plain] [--watch-cache-modes off,on] [--scale 1,2,4] [--repeat 3] [--reuse]
+//   [--crossover 5,50,200] ...            (npm run bench -- --help says it all)
 //
 // Starts the local control plane, seeds it through the API (or reuses seeded data), then
 // measures on the same server: the read floor, the collector's dry-run pass (wall time,
-// peak RSS, API requests, ratio to the floor) and a live pass deleting at --qps. Prints a
-// table, then one JSON line on stdout. Progress goes to stderr. Results: bench/RESULTS.md.
+// peak RSS, API requests, ratio to the floor) for each variant asked for, and a live pass
+// deleting at --qps. Prints a table, then one JSON line on stdout. Progress goes to stderr.
+// Results: bench/RESULTS.md.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -14,18 +16,91 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../harness/controlplane.js';
-import { deleteRate, imageNodeFlags, median, readFloor, readFloorInChild, runCollector, type CliRun, type FloorResult } from './measure.js';
-import { LIVE_NAMESPACE, type ClusterShape } from './objects.js';
+import { deleteRate, imageNodeFlags, median, readFloor, readFloorInChild, runCollector, type CliRun, type FloorReach, type FloorResult } from './measure.js';
+import { LIVE_NAMESPACE, namespaceName, targetNamespaceCount, type ClusterShape } from './objects.js';
 import { RawApi, clearLiveTargets, seedCluster, seedLiveTargets, type SeedResult } from './seed.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const EXAMPLE = 'npm run bench -- --targets 10000 --runs 40000 --scale 1,2 --reuse';
 
+/** The cluster shapes --shape names; a flag given beside it wins. */
+const SHAPES = {
+  /** The benchmark's own: targets and runs spread over the same namespaces. */
+  default: { targets: 10_000, runs: 40_000, namespaces: 50 },
+  /** An upgraded cluster (issue 17): PipelineResources in 5 namespaces, runs in 200. */
+  skew: { targets: 5_000, runs: 100_000, namespaces: 200, targetNamespaces: 5 },
+} as const;
+type ShapeName = keyof typeof SHAPES;
+
+/** Node.js flags by name: the image's (the Dockerfile's ENTRYPOINT) or none. */
+const NODE_FLAG_SETS = ['image', 'plain'] as const;
+const OUTPUTS = ['json', 'text'] as const;
+type Output = (typeof OUTPUTS)[number];
+
+const HELP = `npm run bench -- [flags]
+
+Seeds a local control plane (etcd + kube-apiserver from the harness) with PipelineResources
+and runs shaped like Tekton's, then measures on the same server, in interleaved rounds: the
+read floor (paging what must be read, and nothing else, with the same page size and Node.js
+flags), the collector's dry run (time, CPU, peak RSS, requests) for every variant asked for,
+and a live pass at --qps. A table, then one JSON line with every figure, on stdout.
+
+The cluster:
+  --shape NAME            default (${SHAPES.default.targets} targets, ${SHAPES.default.runs} runs in ${SHAPES.default.namespaces} namespaces) or
+                          skew (${SHAPES.skew.targets} targets in ${SHAPES.skew.targetNamespaces} namespaces, ${SHAPES.skew.runs} runs in ${SHAPES.skew.namespaces}); the flags
+                          below override it. default: default
+  --targets N             PipelineResources
+  --runs N                PipelineRuns and TaskRuns (a quarter PipelineRuns)
+  --namespaces N          namespaces holding runs
+  --target-namespaces N   how many of them (the first) hold the targets; default: all
+  --pr-kb KB              size of a PipelineRun with its status. default: 8
+  --tr-kb KB              size of a TaskRun. default: 4
+  --run-kb KB[,KB...]     PipelineRuns and TaskRuns both of this size, one cluster each
+                          (e.g. 2,4,8,16: a table over run sizes); overrides --pr-kb, --tr-kb
+  --scale X[,X...]        targets and runs times X (namespaces stay). default: 1
+
+The variants, each measured on the same server:
+  --output F[,F...]       the collector's --output: json, text. default: json
+  --node SET[,SET...]     Node.js flags of the collector and the floor: image (the Dockerfile's
+                          ENTRYPOINT) or plain (none). default: image
+  --node-flags "FLAGS"    these flags instead of --node
+  --watch-cache           kube-apiserver with its watch cache (as a real cluster runs it)
+  --watch-cache-modes M[,M...]  off, on: a server each. default: off
+
+Measuring:
+  --repeat N              interleaved rounds; times are medians. default: 3
+  --page-size N           the collector's and the floor's. default: 500
+  --qps N                 the live pass's --qps. default: 50
+  --live-deletes N        targets the live pass deletes (in ${LIVE_NAMESPACE}). default: 2000
+  --no-live               no live pass
+  --crossover K[,K...]    also time reading the runs of the first K namespaces one by one
+                          against one list across the cluster (the collector's choice,
+                          PER_NAMESPACE_READ_SHARE in src/kube/cluster.ts)
+  --profile DIR           a CPU profile of one dry run per server and variant
+  --reuse                 keep etcd's data per cluster in --data-dir and seed only once
+  --data-dir DIR          default: $TMPDIR/trgc-bench
+  --seed-concurrency N    default: 24
+  --entry dist|src        the built CLI (default) or src/main.ts through tsx
+  --no-build              do not run npm run build first
+
+Examples:
+  npm run bench -- --reuse --scale 1,4
+  npm run bench -- --reuse --run-kb 2,4,8,16 --output json,text --node image,plain
+  npm run bench -- --reuse --shape skew --scale 0.1 --crossover 5,50,100,150,200
+  npm run bench -- --reuse --watch-cache-modes off,on
+`;
+
 interface BenchFlags {
-  shape: ClusterShape;
+  shapes: ClusterShape[];
   scales: number[];
+  outputs: Output[];
+  /** Node.js flag sets: a name and the flags. */
+  nodeFlagSets: { name: string; flags: string[] }[];
+  watchCaches: boolean[];
   qps: number;
   liveDeletes: number;
+  live: boolean;
+  crossover: number[];
   pageSize: number;
   seedConcurrency: number;
   repeat: number;
@@ -33,10 +108,7 @@ interface BenchFlags {
   dataRoot: string;
   profileDir: string | undefined;
   entry: 'dist' | 'src';
-  /** Node.js flags for the collector's process: the image's unless --node-flags. */
-  nodeFlags: string[];
   build: boolean;
-  watchCache: boolean;
 }
 
 class UsageError extends Error {}
@@ -49,52 +121,107 @@ function positive(name: string, text: string, integer = true): number {
   return value;
 }
 
-function parseFlags(args: readonly string[]): BenchFlags {
-  let values: Record<string, string | boolean | undefined>;
+function list(text: string): string[] {
+  return text.split(',').map((part) => part.trim());
+}
+
+function oneOf<T extends string>(name: string, text: string, allowed: readonly T[]): T {
+  if ((allowed as readonly string[]).includes(text)) return text as T;
+  throw new UsageError(`--${name} ${text}: expected ${allowed.join(' or ')}`);
+}
+
+function readArgs(args: readonly string[]): Record<string, string | boolean | undefined> {
+  const value = { type: 'string' } as const;
+  const flag = { type: 'boolean', default: false } as const;
   try {
-    ({ values } = parseArgs({
+    return parseArgs({
       args: [...args],
       options: {
-        targets: { type: 'string', default: '10000' },
-        runs: { type: 'string', default: '40000' },
-        namespaces: { type: 'string', default: '50' },
+        help: flag,
+        shape: { type: 'string', default: 'default' },
+        targets: value,
+        runs: value,
+        namespaces: value,
+        'target-namespaces': value,
         'pr-kb': { type: 'string', default: '8' },
         'tr-kb': { type: 'string', default: '4' },
+        'run-kb': value,
+        output: { type: 'string', default: 'json' },
+        node: { type: 'string', default: 'image' },
+        'node-flags': value,
+        'watch-cache': flag,
+        'watch-cache-modes': value,
         qps: { type: 'string', default: '50' },
         'live-deletes': { type: 'string', default: '2000' },
+        'no-live': flag,
+        crossover: value,
         'page-size': { type: 'string', default: '500' },
         'seed-concurrency': { type: 'string', default: '24' },
         repeat: { type: 'string', default: '3' },
         scale: { type: 'string', default: '1' },
-        reuse: { type: 'boolean', default: false },
+        reuse: flag,
         'data-dir': { type: 'string', default: join(tmpdir(), 'trgc-bench') },
-        profile: { type: 'string' },
+        profile: value,
         entry: { type: 'string', default: 'dist' },
-        'node-flags': { type: 'string' },
-        'no-build': { type: 'boolean', default: false },
-        'watch-cache': { type: 'boolean', default: false },
+        'no-build': flag,
       },
       strict: true,
       allowPositionals: false,
-    }));
+    }).values;
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
+}
+
+/** The clusters to seed: the shape with each run size asked for. */
+function parseShapes(values: Record<string, string | boolean | undefined>): ClusterShape[] {
+  const preset: { targets: number; runs: number; namespaces: number; targetNamespaces?: number } = SHAPES[oneOf<ShapeName>('shape', String(values['shape']), ['default', 'skew'])];
+  const given = (name: string): number | undefined => (values[name] === undefined ? undefined : positive(name, String(values[name])));
+  const base = {
+    targets: given('targets') ?? preset.targets,
+    runs: given('runs') ?? preset.runs,
+    namespaces: given('namespaces') ?? preset.namespaces,
+  };
+  const targetNamespaces = given('target-namespaces') ?? preset.targetNamespaces;
+  if (targetNamespaces !== undefined && targetNamespaces > base.namespaces) {
+    throw new UsageError(`--target-namespaces ${targetNamespaces}: at most --namespaces (${base.namespaces})`);
+  }
+  const sizes =
+    values['run-kb'] === undefined
+      ? [{ prKb: positive('pr-kb', String(values['pr-kb']), false), trKb: positive('tr-kb', String(values['tr-kb']), false) }]
+      : list(String(values['run-kb'])).map((kb) => ({ prKb: positive('run-kb', kb, false), trKb: positive('run-kb', kb, false) }));
+  return sizes.map((size) => ({ ...base, ...(targetNamespaces !== undefined && { targetNamespaces }), ...size }));
+}
+
+function parseNodeFlagSets(values: Record<string, string | boolean | undefined>): BenchFlags['nodeFlagSets'] {
+  if (values['node-flags'] !== undefined) {
+    return [{ name: 'custom', flags: String(values['node-flags']).split(' ').filter((flag) => flag !== '') }];
+  }
+  const image = imageNodeFlags(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+  return [...new Set(list(String(values['node'])))].map((name) => ({ name, flags: oneOf('node', name, NODE_FLAG_SETS) === 'image' ? image : [] }));
+}
+
+function parseWatchCaches(values: Record<string, string | boolean | undefined>): boolean[] {
+  if (values['watch-cache-modes'] === undefined) return [values['watch-cache'] === true];
+  return [...new Set(list(String(values['watch-cache-modes'])).map((mode) => oneOf('watch-cache-modes', mode, ['off', 'on']) === 'on'))];
+}
+
+function parseFlags(args: readonly string[]): BenchFlags | 'help' {
+  const values = readArgs(args);
+  if (values['help'] === true) return 'help';
   const text = (name: string): string => String(values[name]);
   const entry = text('entry');
   if (entry !== 'dist' && entry !== 'src') throw new UsageError(`--entry ${entry}: expected dist (the built CLI) or src (through tsx)`);
-  const scales = text('scale').split(',').map((part) => positive('scale', part.trim(), false));
   return {
-    shape: {
-      targets: positive('targets', text('targets')),
-      runs: positive('runs', text('runs')),
-      namespaces: positive('namespaces', text('namespaces')),
-      prKb: positive('pr-kb', text('pr-kb'), false),
-      trKb: positive('tr-kb', text('tr-kb'), false),
-    },
-    scales,
+    shapes: parseShapes(values),
+    scales: list(text('scale')).map((part) => positive('scale', part, false)),
+    outputs: [...new Set(list(text('output')).map((output) => oneOf('output', output, OUTPUTS)))],
+    nodeFlagSets: parseNodeFlagSets(values),
+    watchCaches: parseWatchCaches(values),
     qps: positive('qps', text('qps'), false),
     liveDeletes: positive('live-deletes', text('live-deletes')),
+    live: values['no-live'] !== true,
+    crossover: values['crossover'] === undefined ? [] : list(text('crossover')).map((k) => positive('crossover', k)),
     pageSize: positive('page-size', text('page-size')),
     seedConcurrency: positive('seed-concurrency', text('seed-concurrency')),
     repeat: positive('repeat', text('repeat')),
@@ -102,9 +229,7 @@ function parseFlags(args: readonly string[]): BenchFlags {
     dataRoot: resolve(text('data-dir')),
     profileDir: values['profile'] === undefined ? undefined : resolve(text('profile')),
     entry,
-    nodeFlags: values['node-flags'] === undefined ? imageNodeFlags(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')) : text('node-flags').split(' ').filter((flag) => flag !== ''),
     build: values['no-build'] !== true,
-    watchCache: values['watch-cache'] === true,
   };
 }
 
@@ -116,18 +241,35 @@ function log(line: string): void {
   process.stderr.write(`bench: ${line}\n`);
 }
 
-interface ScaleResult {
+/** One server: a cluster of one shape at one scale, with the watch cache on or off. */
+interface ServerSetup {
+  scale: number;
+  shape: ClusterShape;
+  watchCache: boolean;
+}
+
+interface VariantResult {
   scale: number;
   targets: number;
   runs: number;
   namespaces: number;
+  /** Namespaces that hold targets (all of them but in a skewed shape). */
+  targetNamespaces: number;
+  prKb: number;
+  trKb: number;
+  watchCache: boolean;
+  /** `image`, `plain` or `custom`, and the flags themselves. */
+  node: { name: string; flags: string[] };
+  output: Output;
   seed: (SeedResult & { reused: false }) | { reused: true };
-  floor: { ms: number; cpuMs: number; bytes: number; requests: number; items: number; samplesMs: number[] };
+  /** The floor of what the collector must read: every collection, or in a skewed shape the runs of the target namespaces alone. */
+  floor: { ms: number; cpuMs: number; bytes: number; requests: number; items: number; samplesMs: number[]; reach: 'cluster' | 'target-namespaces' };
   dryRun: {
     ms: number;
     samplesMs: number[];
     cpuMs: number;
     maxRssBytes: number;
+    rssSamplesBytes: number[];
     rssMethod: string;
     requests: number;
     retries: number;
@@ -136,23 +278,56 @@ interface ScaleResult {
     requestRatio: number;
     summary: { targets: number; runs: number; delete: number; keep: number; reasons: Record<string, number> };
   };
-  live: { deletes: number; deleted: number; qps: number; achievedQps: number; withinTenPercent: boolean; ms: number; maxRssBytes: number; requests: number; results: Record<string, number> };
+  /** Once per server, with its first Node.js flag set: on that variant's result only. */
+  live?: { deletes: number; deleted: number; qps: number; achievedQps: number; withinTenPercent: boolean; ms: number; maxRssBytes: number; requests: number; results: Record<string, number> };
   load: { before: number[]; after: number[] };
 }
 
-async function benchScale(flags: BenchFlags, scale: number, entryPath: string): Promise<ScaleResult> {
-  const shape = scaled(flags.shape, scale);
-  const key = `t${shape.targets}-r${shape.runs}-n${shape.namespaces}-pr${shape.prKb}-tr${shape.trKb}`;
-  const dataDir = flags.reuse ? join(flags.dataRoot, key) : undefined;
+/** Reading the runs of K namespaces one by one against one list across the cluster (--crossover). */
+interface CrossoverResult {
+  scale: number;
+  prKb: number;
+  trKb: number;
+  watchCache: boolean;
+  /** Namespaces holding runs, and namespaces a list across the cluster covers (with the server's own). */
+  runNamespaces: number;
+  clusterNamespaces: number;
+  cluster: { ms: number; samplesMs: number[]; requests: number; items: number };
+  rows: { k: number; shareOfCluster: number; ms: number; samplesMs: number[]; requests: number; items: number; ratioToCluster: number }[];
+}
+
+interface ServerResult {
+  variants: VariantResult[];
+  crossover?: CrossoverResult;
+}
+
+function dataKey(shape: ClusterShape): string {
+  const skew = shape.targetNamespaces === undefined || shape.targetNamespaces >= shape.namespaces ? '' : `-tn${shape.targetNamespaces}`;
+  return `t${shape.targets}-r${shape.runs}-n${shape.namespaces}${skew}-pr${shape.prKb}-tr${shape.trKb}`;
+}
+
+/** What the floor reads: everything, or in a skewed shape the runs of the namespaces that hold targets. */
+function floorReach(shape: ClusterShape): { reach: FloorReach; name: VariantResult['floor']['reach'] } {
+  const targetNamespaces = targetNamespaceCount(shape);
+  if (targetNamespaces >= shape.namespaces) return { reach: {}, name: 'cluster' };
+  return { reach: { runNamespaces: Array.from({ length: targetNamespaces }, (_, i) => namespaceName(i)) }, name: 'target-namespaces' };
+}
+
+async function benchServer(flags: BenchFlags, setup: ServerSetup, entryPath: string): Promise<ServerResult> {
+  const shape = scaled(setup.shape, setup.scale);
+  const dataDir = flags.reuse ? join(flags.dataRoot, dataKey(shape)) : undefined;
   const marker = dataDir === undefined ? undefined : join(dataDir, 'seeded.json');
   const reusable = marker !== undefined && existsSync(marker);
   if (dataDir !== undefined && !reusable) await rm(dataDir, { recursive: true, force: true }); // a seed that did not finish
   const loadBefore = loadavg();
-  log(`scale ${scale}: ${shape.targets} targets, ${shape.runs} runs in ${shape.namespaces} namespaces${dataDir === undefined ? '' : `; data in ${dataDir}`}`);
-  const controlPlane = await startControlPlane({ crds: 'v0.45', ...(dataDir !== undefined && { dataDir }), watchCache: flags.watchCache, log });
+  const targetNamespaces = targetNamespaceCount(shape);
+  log(
+    `scale ${setup.scale}: ${shape.targets} targets in ${targetNamespaces} namespaces, ${shape.runs} runs in ${shape.namespaces}, ${shape.prKb}/${shape.trKb} KB, watch cache ${setup.watchCache ? 'on' : 'off'}${dataDir === undefined ? '' : `; data in ${dataDir}`}`,
+  );
+  const controlPlane = await startControlPlane({ crds: 'v0.45', ...(dataDir !== undefined && { dataDir }), watchCache: setup.watchCache, log });
   const api = new RawApi(controlPlane.server, controlPlane.adminToken, flags.seedConcurrency);
   try {
-    let seed: ScaleResult['seed'];
+    let seed: VariantResult['seed'];
     if (reusable) {
       log(`reusing the data seeded earlier in ${dataDir}`);
       seed = { reused: true };
@@ -163,91 +338,186 @@ async function benchScale(flags: BenchFlags, scale: number, entryPath: string): 
     await clearLiveTargets(api);
 
     const kubeconfig = controlPlane.kubeconfigPath;
-    const common = ['--min-age', '0s', '--page-size', String(flags.pageSize), '--output', 'json', '--kubeconfig', kubeconfig];
+    const common = ['--min-age', '0s', '--page-size', String(flags.pageSize), '--kubeconfig', kubeconfig];
+    const { reach, name: reachName } = floorReach(shape);
     log('warming up: one read of every collection');
     const warm = await readFloor(api, flags.pageSize);
-    const expectedItems = warm.items;
+    // What the collector must read: all of it, or in a skewed shape the target namespaces' runs.
+    const expectedItems = reachName === 'cluster' ? warm.items : (await readFloor(api, flags.pageSize, reach)).items;
+    const server = { server: controlPlane.server, token: controlPlane.adminToken, pageSize: flags.pageSize };
 
-    const floors: FloorResult[] = [];
-    const dryRuns: CliRun[] = [];
-    const floor = (): Promise<FloorResult> => readFloorInChild(controlPlane.server, controlPlane.adminToken, flags.pageSize, ROOT, flags.nodeFlags);
-    const dryRun = async (): Promise<CliRun> => checkRun('dry run', await runCollector({ entry: entryPath, nodeFlags: flags.nodeFlags, args: ['--dry-run', ...common], cwd: ROOT }), 0);
+    const floors = new Map<string, FloorResult[]>(flags.nodeFlagSets.map((set) => [set.name, []]));
+    const dryRuns = new Map<string, CliRun[]>();
+    const variantKey = (node: string, output: Output): string => `${node} ${output}`;
+    const floor = async (node: BenchFlags['nodeFlagSets'][number]): Promise<void> => {
+      floors.get(node.name)?.push(await readFloorInChild(server, { cwd: ROOT, nodeFlags: node.flags }, reach));
+    };
+    const dryRun = async (node: BenchFlags['nodeFlagSets'][number], output: Output): Promise<void> => {
+      const run = checkRun('dry run', await runCollector({ entry: entryPath, nodeFlags: node.flags, args: ['--dry-run', '--output', output, ...common], cwd: ROOT }), 0);
+      const key = variantKey(node.name, output);
+      dryRuns.set(key, [...(dryRuns.get(key) ?? []), run]);
+    };
     for (let round = 1; round <= flags.repeat; round++) {
-      // Which goes first alternates, so that neither always meets the server just after the other.
-      if (round % 2 === 1) {
-        floors.push(await floor());
-        dryRuns.push(await dryRun());
-      } else {
-        dryRuns.push(await dryRun());
-        floors.push(await floor());
+      for (const node of flags.nodeFlagSets) {
+        // Which goes first alternates, so that neither always meets the server just after the other.
+        if (round % 2 === 1) await floor(node);
+        for (const output of flags.outputs) await dryRun(node, output);
+        if (round % 2 === 0) await floor(node);
+        const last = flags.outputs.map((output) => `${output} ${seconds(dryRuns.get(variantKey(node.name, output))?.at(-1)?.ms)} (${mib(dryRuns.get(variantKey(node.name, output))?.at(-1)?.maxRssBytes ?? 0)})`);
+        log(`round ${round}/${flags.repeat}, node ${node.name}: read floor ${seconds(floors.get(node.name)?.at(-1)?.ms)}, dry run ${last.join(', ')}`);
       }
-      log(`round ${round}/${flags.repeat}: read floor ${seconds(floors.at(-1)?.ms)}, dry run ${seconds(dryRuns.at(-1)?.ms)}, peak RSS ${mib(dryRuns.at(-1)?.maxRssBytes ?? 0)}`);
     }
     if (flags.profileDir !== undefined) {
-      const dir = join(flags.profileDir, `scale-${scale}`);
-      await mkdir(dir, { recursive: true });
-      await runCollector({ entry: entryPath, nodeFlags: flags.nodeFlags, args: ['--dry-run', ...common], cwd: ROOT, cpuProfileDir: dir });
-      log(`CPU profile of a dry run written to ${dir}`);
+      for (const node of flags.nodeFlagSets) {
+        for (const output of flags.outputs) {
+          const dir = join(flags.profileDir, `scale-${setup.scale}-${dataKey(shape)}-cache-${setup.watchCache ? 'on' : 'off'}-${node.name}-${output}`);
+          await mkdir(dir, { recursive: true });
+          await runCollector({ entry: entryPath, nodeFlags: node.flags, args: ['--dry-run', '--output', output, ...common], cwd: ROOT, cpuProfileDir: dir });
+          log(`CPU profile of a dry run written to ${dir}`);
+        }
+      }
     }
+    const crossover = flags.crossover.length === 0 ? undefined : await measureCrossover(flags, { setup, shape, api, server });
 
-    log(`live pass: seeding ${flags.liveDeletes} unreferenced targets in ${LIVE_NAMESPACE}, deleting them at --qps ${flags.qps}`);
-    await seedLiveTargets(api, flags.liveDeletes, { concurrency: flags.seedConcurrency, log });
-    const live = await runCollector({
-      entry: entryPath,
-      nodeFlags: flags.nodeFlags,
-      args: ['--namespace', LIVE_NAMESPACE, '--qps', String(flags.qps), '--max-deletions', String(flags.liveDeletes), ...common],
-      cwd: ROOT,
-    });
-    checkRun('live pass', live, 0);
-    const achievedQps = deleteRate(live.deletedAt);
-    log(`live pass: ${live.deletedAt.length} deleted, ${achievedQps.toFixed(1)}/s against --qps ${flags.qps}`);
-
-    const floorMs = median(floors.map((floor) => floor.ms));
-    const dryMs = median(dryRuns.map((run) => run.ms));
-    const lastDry = dryRuns.at(-1) as CliRun;
-    const summary = lastDry.summary ?? {};
-    const floorRequests = floors[0]?.requests ?? 0;
-    const dryRequests = summary.api?.requests ?? 0;
-    if ((summary.targets ?? 0) + (summary.runs ?? 0) !== expectedItems) {
-      log(`warning: the collector saw ${summary.targets} targets and ${summary.runs} runs, the read floor ${expectedItems} objects`);
-    }
-    return {
-      scale,
-      targets: shape.targets,
-      runs: shape.runs,
-      namespaces: shape.namespaces,
-      seed,
-      floor: { ms: floorMs, cpuMs: median(floors.map((floor) => floor.cpuMs ?? 0)), bytes: floors[0]?.bytes ?? 0, requests: floorRequests, items: expectedItems, samplesMs: floors.map((floor) => round1(floor.ms)) },
-      dryRun: {
-        ms: dryMs,
-        samplesMs: dryRuns.map((run) => round1(run.ms)),
-        cpuMs: median(dryRuns.map((run) => run.cpuMs)),
-        maxRssBytes: Math.max(...dryRuns.map((run) => run.maxRssBytes)),
-        rssMethod: lastDry.rssMethod,
-        requests: dryRequests,
-        retries: summary.api?.retries ?? 0,
-        bytesReceived: summary.api?.bytesReceived ?? 0,
-        ratio: dryMs / floorMs,
-        requestRatio: floorRequests === 0 ? 0 : dryRequests / floorRequests,
-        summary: { targets: summary.targets ?? 0, runs: summary.runs ?? 0, delete: summary.delete ?? 0, keep: summary.keep ?? 0, reasons: summary.reasons ?? {} },
-      },
-      live: {
+    let live: VariantResult['live'];
+    const firstNode = flags.nodeFlagSets[0] as BenchFlags['nodeFlagSets'][number];
+    if (flags.live) {
+      log(`live pass: seeding ${flags.liveDeletes} unreferenced targets in ${LIVE_NAMESPACE}, deleting them at --qps ${flags.qps}`);
+      await seedLiveTargets(api, flags.liveDeletes, { concurrency: flags.seedConcurrency, log });
+      const run = await runCollector({
+        entry: entryPath,
+        nodeFlags: firstNode.flags,
+        args: ['--namespace', LIVE_NAMESPACE, '--qps', String(flags.qps), '--max-deletions', String(flags.liveDeletes), '--output', 'json', ...common],
+        cwd: ROOT,
+      });
+      checkRun('live pass', run, 0);
+      const achievedQps = deleteRate(run.deletedAt);
+      log(`live pass: ${run.deletedAt.length} deleted, ${achievedQps.toFixed(1)}/s against --qps ${flags.qps}`);
+      live = {
         deletes: flags.liveDeletes,
-        deleted: live.deletedAt.length,
+        deleted: run.deletedAt.length,
         qps: flags.qps,
         achievedQps,
         withinTenPercent: Math.abs(achievedQps - flags.qps) <= flags.qps * 0.1,
-        ms: live.ms,
-        maxRssBytes: live.maxRssBytes,
-        requests: live.summary?.api?.requests ?? 0,
-        results: live.summary?.results ?? {},
-      },
-      load: { before: loadBefore.map(round2), after: loadavg().map(round2) },
-    };
+        ms: run.ms,
+        maxRssBytes: run.maxRssBytes,
+        requests: run.summary?.api?.requests ?? 0,
+        results: run.summary?.results ?? {},
+      };
+    }
+
+    const load = { before: loadBefore.map(round2), after: loadavg().map(round2) };
+    const variants = flags.nodeFlagSets.flatMap((node) =>
+      flags.outputs.map((output): VariantResult => {
+        const nodeFloors = floors.get(node.name) ?? [];
+        const runs = dryRuns.get(variantKey(node.name, output)) ?? [];
+        const floorMs = median(nodeFloors.map((result) => result.ms));
+        const dryMs = median(runs.map((run) => run.ms));
+        const lastDry = runs.at(-1) as CliRun;
+        const summary = lastDry.summary ?? {};
+        const floorRequests = nodeFloors[0]?.requests ?? 0;
+        const dryRequests = summary.api?.requests ?? 0;
+        if ((summary.targets ?? 0) + (summary.runs ?? 0) !== expectedItems) {
+          log(`warning: the collector saw ${summary.targets} targets and ${summary.runs} runs, the read floor ${expectedItems} objects`);
+        }
+        return {
+          scale: setup.scale,
+          targets: shape.targets,
+          runs: shape.runs,
+          namespaces: shape.namespaces,
+          targetNamespaces,
+          prKb: shape.prKb,
+          trKb: shape.trKb,
+          watchCache: setup.watchCache,
+          node,
+          output,
+          seed,
+          floor: {
+            ms: floorMs,
+            cpuMs: median(nodeFloors.map((result) => result.cpuMs ?? 0)),
+            bytes: nodeFloors[0]?.bytes ?? 0,
+            requests: floorRequests,
+            items: expectedItems,
+            samplesMs: nodeFloors.map((result) => round1(result.ms)),
+            reach: reachName,
+          },
+          dryRun: {
+            ms: dryMs,
+            samplesMs: runs.map((run) => round1(run.ms)),
+            cpuMs: median(runs.map((run) => run.cpuMs)),
+            maxRssBytes: Math.max(...runs.map((run) => run.maxRssBytes)),
+            rssSamplesBytes: runs.map((run) => run.maxRssBytes),
+            rssMethod: lastDry.rssMethod,
+            requests: dryRequests,
+            retries: summary.api?.retries ?? 0,
+            bytesReceived: summary.api?.bytesReceived ?? 0,
+            ratio: dryMs / floorMs,
+            requestRatio: floorRequests === 0 ? 0 : dryRequests / floorRequests,
+            summary: { targets: summary.targets ?? 0, runs: summary.runs ?? 0, delete: summary.delete ?? 0, keep: summary.keep ?? 0, reasons: summary.reasons ?? {} },
+          },
+          ...(live !== undefined && node === firstNode && output === flags.outputs[0] && { live }),
+          load,
+        };
+      }),
+    );
+    return { variants, ...(crossover !== undefined && { crossover }) };
   } finally {
     api.close();
     await controlPlane.stop();
   }
+}
+
+/**
+ * The runs of the first K run namespaces read one namespace at a time, against all runs in one
+ * list across the cluster, in interleaved rounds (each a read floor in a fresh process with
+ * the first Node.js flag set): where the lists one by one stop paying.
+ */
+async function measureCrossover(
+  flags: BenchFlags,
+  context: { setup: ServerSetup; shape: ClusterShape; api: RawApi; server: { server: string; token: string; pageSize: number } },
+): Promise<CrossoverResult> {
+  const { shape, api, server, setup } = context;
+  const node = flags.nodeFlagSets[0] as BenchFlags['nodeFlagSets'][number];
+  const ks = [...new Set(flags.crossover.map((k) => Math.min(k, shape.namespaces)))].sort((a, b) => a - b);
+  const namespaceList = JSON.parse((await api.expect('GET', '/api/v1/namespaces')).body.toString('utf8')) as { items: unknown[] };
+  const clusterNamespaces = namespaceList.items.length;
+  const read = (reach: FloorReach): Promise<FloorResult> => readFloorInChild(server, { cwd: ROOT, nodeFlags: node.flags }, reach);
+  const whole: FloorResult[] = [];
+  const byK = new Map<number, FloorResult[]>(ks.map((k) => [k, []]));
+  for (let round = 1; round <= flags.repeat; round++) {
+    const perNamespace = async (): Promise<void> => {
+      for (const k of round % 2 === 1 ? ks : [...ks].reverse()) {
+        byK.get(k)?.push(await read({ targets: false, runNamespaces: Array.from({ length: k }, (_, i) => namespaceName(i)) }));
+      }
+    };
+    if (round % 2 === 1) whole.push(await read({ targets: false }));
+    await perNamespace();
+    if (round % 2 === 0) whole.push(await read({ targets: false }));
+    log(`crossover round ${round}/${flags.repeat}: across the cluster ${seconds(whole.at(-1)?.ms)}; ${ks.map((k) => `${k} one by one ${seconds(byK.get(k)?.at(-1)?.ms)}`).join(', ')}`);
+  }
+  const clusterMs = median(whole.map((result) => result.ms));
+  return {
+    scale: setup.scale,
+    prKb: shape.prKb,
+    trKb: shape.trKb,
+    watchCache: setup.watchCache,
+    runNamespaces: shape.namespaces,
+    clusterNamespaces,
+    cluster: { ms: clusterMs, samplesMs: whole.map((result) => round1(result.ms)), requests: whole[0]?.requests ?? 0, items: whole[0]?.items ?? 0 },
+    rows: ks.map((k) => {
+      const results = byK.get(k) ?? [];
+      const ms = median(results.map((result) => result.ms));
+      return {
+        k,
+        shareOfCluster: round2(k / clusterNamespaces),
+        ms,
+        samplesMs: results.map((result) => round1(result.ms)),
+        requests: results[0]?.requests ?? 0,
+        items: results[0]?.items ?? 0,
+        ratioToCluster: round2(ms / clusterMs),
+      };
+    }),
+  };
 }
 
 function checkRun(what: string, run: CliRun, expected: number): CliRun {
@@ -262,12 +532,17 @@ const round2 = (n: number): number => Math.round(n * 100) / 100;
 const seconds = (ms: number | undefined): string => `${((ms ?? 0) / 1000).toFixed(2)} s`;
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 
-function renderTable(results: readonly ScaleResult[]): string {
-  const header = ['scale', 'targets', 'runs', 'seed', 'floor', 'floor CPU', 'floor MiB', 'floor req', 'dry run', 'dry CPU', 'ratio', 'peak RSS', 'dry req', 'live deletes/s', 'qps'];
+function renderTable(results: readonly VariantResult[]): string {
+  const header = ['scale', 'targets', 'runs', 'ns', 'KB pr/tr', 'cache', 'node', 'output', 'seed', 'floor', 'floor CPU', 'floor MiB', 'floor req', 'dry run', 'dry CPU', 'ratio', 'peak RSS', 'dry req', 'live deletes/s'];
   const rows = results.map((r) => [
     `${r.scale}x`,
-    String(r.targets),
+    r.targetNamespaces < r.namespaces ? `${r.targets} in ${r.targetNamespaces} ns` : String(r.targets),
     String(r.runs),
+    String(r.namespaces),
+    `${r.prKb}/${r.trKb}`,
+    r.watchCache ? 'on' : 'off',
+    r.node.name,
+    r.output,
     r.seed.reused ? 'reused' : seconds(r.seed.ms),
     seconds(r.floor.ms),
     seconds(r.floor.cpuMs),
@@ -278,43 +553,83 @@ function renderTable(results: readonly ScaleResult[]): string {
     `${r.dryRun.ratio.toFixed(2)}x`,
     mib(r.dryRun.maxRssBytes),
     String(r.dryRun.requests),
-    `${r.live.achievedQps.toFixed(1)} (${r.live.deleted})`,
-    String(r.live.qps),
+    r.live === undefined ? '-' : `${r.live.achievedQps.toFixed(1)} (${r.live.deleted})`,
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] as string).length)));
   const line = (cells: readonly string[]): string => cells.map((cell, i) => cell.padStart(widths[i] as number)).join('  ');
   const lines = [line(header), ...rows.map(line)];
-  const base = results[0];
-  if (base !== undefined && results.length > 1) {
-    lines.push('', `growth from ${base.scale}x: time relative to linear, memory`);
-    for (const r of results.slice(1)) {
-      const factor = r.scale / base.scale;
-      const timeGrowth = r.dryRun.ms / base.dryRun.ms;
-      lines.push(`  ${r.scale}x: dry run ${timeGrowth.toFixed(2)}x the time for ${factor}x the data (${(timeGrowth / factor).toFixed(2)} of linear), peak RSS ${mib(base.dryRun.maxRssBytes)} -> ${mib(r.dryRun.maxRssBytes)}`);
-    }
-  }
+  const growth = growthLines(results);
+  if (growth.length > 0) lines.push('', 'growth from the smallest scale of the same variant: time relative to linear, memory', ...growth);
   return `${lines.join('\n')}\n`;
 }
 
+function growthLines(results: readonly VariantResult[]): string[] {
+  const lines: string[] = [];
+  const key = (r: VariantResult): string => `${r.namespaces}/${r.targetNamespaces} ${r.prKb}/${r.trKb} ${r.watchCache} ${r.node.name} ${r.output}`;
+  const groups = new Map<string, VariantResult[]>();
+  for (const r of results) groups.set(key(r), [...(groups.get(key(r)) ?? []), r]);
+  for (const group of groups.values()) {
+    const [base, ...rest] = [...group].sort((a, b) => a.scale - b.scale);
+    if (base === undefined) continue;
+    for (const r of rest) {
+      const factor = r.scale / base.scale;
+      const timeGrowth = r.dryRun.ms / base.dryRun.ms;
+      lines.push(
+        `  ${key(r)} ${r.scale}x: dry run ${timeGrowth.toFixed(2)}x the time for ${factor}x the data (${(timeGrowth / factor).toFixed(2)} of linear), peak RSS ${mib(base.dryRun.maxRssBytes)} -> ${mib(r.dryRun.maxRssBytes)}`,
+      );
+    }
+  }
+  return lines;
+}
+
+function renderCrossover(results: readonly CrossoverResult[]): string {
+  const lines: string[] = [];
+  for (const r of results) {
+    lines.push(
+      '',
+      `runs read one namespace at a time against one list across the cluster (${r.runNamespaces} namespaces with runs, ${r.clusterNamespaces} in all; ${r.prKb}/${r.trKb} KB, watch cache ${r.watchCache ? 'on' : 'off'}): across the cluster ${seconds(r.cluster.ms)}, ${r.cluster.requests} requests, ${r.cluster.items} runs`,
+    );
+    for (const row of r.rows) {
+      lines.push(`  ${String(row.k).padStart(4)} namespaces (${(row.shareOfCluster * 100).toFixed(0)}% of all): ${seconds(row.ms)}, ${row.requests} requests, ${row.items} runs, ${row.ratioToCluster.toFixed(2)}x the list across the cluster`);
+    }
+  }
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}
+
 async function main(args: readonly string[]): Promise<number> {
-  let flags: BenchFlags;
+  let flags: BenchFlags | 'help';
   try {
     flags = parseFlags(args);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`bench: ${error.message} (e.g. ${EXAMPLE})\n`);
+    process.stderr.write(`bench: ${error.message} (e.g. ${EXAMPLE}; npm run bench -- --help)\n`);
     return 2;
+  }
+  if (flags === 'help') {
+    process.stdout.write(HELP);
+    return 0;
   }
   if (flags.build && flags.entry === 'dist') {
     log('building dist/ (npm run build)');
     execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
   }
   const entryPath = flags.entry === 'dist' ? join(ROOT, 'dist', 'main.js') : join(ROOT, 'src', 'main.ts');
-  log(`the collector runs as node ${[...flags.nodeFlags, entryPath].join(' ')}${flags.nodeFlags.length > 0 && process.argv.every((arg) => !arg.startsWith('--node-flags')) ? " (the image's flags, from the Dockerfile)" : ''}`);
+  for (const node of flags.nodeFlagSets) log(`the collector runs as node ${[...node.flags, entryPath].join(' ')} (${node.name})`);
   const startedAt = new Date();
-  const results: ScaleResult[] = [];
-  for (const scale of flags.scales) results.push(await benchScale(flags, scale, entryPath));
-  process.stdout.write(renderTable(results));
+  const variants: VariantResult[] = [];
+  const crossovers: CrossoverResult[] = [];
+  for (const watchCache of flags.watchCaches) {
+    for (const shape of flags.shapes) {
+      for (const scale of flags.scales) {
+        const result = await benchServer(flags, { scale, shape, watchCache }, entryPath);
+        variants.push(...result.variants);
+        if (result.crossover !== undefined) crossovers.push(result.crossover);
+      }
+    }
+  }
+  process.stdout.write(renderTable(variants));
+  process.stdout.write(renderCrossover(crossovers));
+  const first = flags.nodeFlagSets[0];
   const line = {
     bench: 'tekton-resource-gc',
     startedAt: startedAt.toISOString(),
@@ -322,11 +637,16 @@ async function main(args: readonly string[]): Promise<number> {
     machine: { cpus: cpus().length, node: process.version },
     command: `npm run bench -- ${args.join(' ')}`.trim(),
     entry: flags.entry,
-    nodeFlags: flags.nodeFlags,
+    // The first variant's, as before variants: the flags, and whether the watch cache was on.
+    nodeFlags: first?.flags ?? [],
+    watchCache: flags.watchCaches[0] ?? false,
+    nodeFlagSets: flags.nodeFlagSets,
+    watchCaches: flags.watchCaches,
+    outputs: flags.outputs,
     pageSize: flags.pageSize,
-    watchCache: flags.watchCache,
     repeat: flags.repeat,
-    results,
+    results: variants,
+    ...(crossovers.length > 0 && { crossover: crossovers }),
   };
   process.stdout.write(`${JSON.stringify(line)}\n`);
   return 0;

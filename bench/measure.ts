@@ -17,6 +17,28 @@ export const COLLECTIONS = [
   '/apis/tekton.dev/v1beta1/taskruns',
 ] as const;
 
+const TARGETS_PATH = COLLECTIONS[0];
+const RUN_PATHS = [
+  { group: '/apis/tekton.dev/v1beta1', plural: 'pipelineruns' },
+  { group: '/apis/tekton.dev/v1beta1', plural: 'taskruns' },
+] as const;
+
+/** What a read floor reads: every collection across the cluster unless told otherwise. */
+export interface FloorReach {
+  /** Read the PipelineResources (across the cluster); default true. */
+  targets?: boolean;
+  /** Read the runs one namespace at a time in these namespaces only; across the cluster when absent. */
+  runNamespaces?: readonly string[];
+}
+
+/** The collection paths a floor of `reach` pages through, in order. */
+export function floorPaths(reach: FloorReach = {}): string[] {
+  const runs = RUN_PATHS.flatMap(({ group, plural }) =>
+    reach.runNamespaces === undefined ? [`${group}/${plural}`] : reach.runNamespaces.map((namespace) => `${group}/namespaces/${namespace}/${plural}`),
+  );
+  return [...(reach.targets === false ? [] : [TARGETS_PATH]), ...runs];
+}
+
 export interface FloorResult {
   ms: number;
   /** CPU time of the reading process (user + system), when known. */
@@ -28,15 +50,16 @@ export interface FloorResult {
 
 /**
  * Pages through each collection with `limit`/`continue`, one page at a time, parses each
- * page and drops it: the least any collector that reads every object must do.
+ * page and drops it: the least any collector that reads every object must do. With `reach`,
+ * only part of them (the runs of some namespaces: what a skewed cluster needs read).
  */
-export async function readFloor(api: RawApi, pageSize: number): Promise<FloorResult> {
+export async function readFloor(api: RawApi, pageSize: number, reach: FloorReach = {}): Promise<FloorResult> {
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
   let bytes = 0;
   let requests = 0;
   let items = 0;
-  for (const path of COLLECTIONS) {
+  for (const path of floorPaths(reach)) {
     let continueToken = '';
     do {
       const query = `?limit=${pageSize}${continueToken === '' ? '' : `&continue=${encodeURIComponent(continueToken)}`}`;
@@ -56,8 +79,14 @@ export async function readFloor(api: RawApi, pageSize: number): Promise<FloorRes
  * readFloor() in a fresh process (bench/floor.ts), so that no benchmark garbage slows it down,
  * with the same Node.js flags as the collector it is compared with.
  */
-export async function readFloorInChild(server: string, token: string, pageSize: number, cwd: string, nodeFlags: readonly string[] = []): Promise<FloorResult> {
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', join(cwd, 'bench', 'floor.ts'), server, token, String(pageSize)], {
+export async function readFloorInChild(
+  api: { server: string; token: string; pageSize: number },
+  process_: { cwd: string; nodeFlags?: readonly string[] },
+  reach: FloorReach = {},
+): Promise<FloorResult> {
+  const { cwd, nodeFlags = [] } = process_;
+  const args = [...nodeFlags, '--import', 'tsx', join(cwd, 'bench', 'floor.ts'), api.server, api.token, String(api.pageSize), JSON.stringify(reach)];
+  const child = spawn(process.execPath, args, {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

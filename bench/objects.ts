@@ -10,7 +10,14 @@
 export interface ClusterShape {
   targets: number;
   runs: number;
+  /** Namespaces holding runs. */
   namespaces: number;
+  /**
+   * How many of them (the first ones) hold the targets; all when absent. Fewer make a skewed
+   * cluster, as an upgraded one is: PipelineResources in a few namespaces, runs in hundreds,
+   * those elsewhere naming resources that do not exist.
+   */
+  targetNamespaces?: number;
   /** Approximate JSON size of a PipelineRun with its status, in KiB. */
   prKb: number;
   /** Approximate JSON size of a TaskRun with its status, in KiB. */
@@ -99,7 +106,8 @@ function phaseOf(index: number): RunPhase {
  */
 export function planNamespace(shape: ClusterShape, index: number): NamespacePlan {
   const name = namespaceName(index);
-  const targetCount = share(shape.targets, shape.namespaces, index);
+  const targetNamespaces = targetNamespaceCount(shape);
+  const targetCount = index < targetNamespaces ? share(shape.targets, targetNamespaces, index) : 0;
   const runCount = share(shape.runs, shape.namespaces, index);
   const targets: TargetPlan[] = [];
   const named: string[] = [];
@@ -150,6 +158,11 @@ export function planNamespace(shape: ClusterShape, index: number): NamespacePlan
     });
   }
   return { name, targets, pipelineRuns, taskRuns };
+}
+
+/** How many namespaces hold targets: the first ones. */
+export function targetNamespaceCount(shape: ClusterShape): number {
+  return Math.min(shape.namespaces, shape.targetNamespaces ?? shape.namespaces);
 }
 
 export function liveTargets(count: number): TargetPlan[] {

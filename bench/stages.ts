@@ -1,0 +1,80 @@
+// node [FLAGS] --import tsx bench/stages.ts [COLLECTOR FLAGS] --kubeconfig FILE
+// e.g. node --max-semi-space-size=4 --import tsx bench/stages.ts --dry-run --min-age 0s --output json --kubeconfig /tmp/kc
+//
+// Where a pass's memory peaks: one pass of the collector in this process, built as the CLI
+// builds it, its report rendered and thrown away, with the process's peak RSS read at every
+// stage the pass reports (listing, deciding, ...) and after the report is built and rendered.
+// The peak RSS (the kernel's ru_maxrss) only grows, so the stage in which it grew is where the
+// pass held the most; a sampler could not say so, as deciding is one synchronous stretch.
+// One JSON line per stage on stdout. The figures include tsx, which the CLI does not load: read
+// them as differences between stages, and bench.ts's peak RSS as the CLI's.
+import { Writable } from 'node:stream';
+import { parseConfig } from '../src/config.js';
+import { KubeCluster } from '../src/kube/cluster.js';
+import { loadConnection } from '../src/kube/connect.js';
+import { KubeHttp, httpOptions } from '../src/kube/http.js';
+import { createLogger } from '../src/log.js';
+import type { PassStage } from '../src/progress.js';
+import { renderReportChunks } from '../src/report/render.js';
+import { abortableSleep } from '../src/sleep.js';
+import { runPass } from '../src/sweep.js';
+
+const MIB = 1024 * 1024;
+const started = performance.now();
+let lastStage = 'start';
+
+function mark(stage: string): void {
+  const memory = process.memoryUsage();
+  const line = {
+    // What the peak was when this stage began: it grew during the stage before.
+    stage,
+    after: lastStage,
+    atMs: Math.round(performance.now() - started),
+    maxRssMiB: Math.round((process.resourceUsage().maxRSS * 1024) / MIB),
+    rssMiB: Math.round(memory.rss / MIB),
+    heapUsedMiB: Math.round(memory.heapUsed / MIB),
+  };
+  lastStage = stage;
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+}
+
+async function main(args: readonly string[]): Promise<number> {
+  const invocation = parseConfig(args, {});
+  if (invocation.kind !== 'run') {
+    process.stderr.write('stages: give the flags of one pass (no explain, apply, --help)\n');
+    return 2;
+  }
+  const { config } = invocation;
+  const http = await KubeHttp.create(await loadConnection(config, process.env), httpOptions(config));
+  mark('connected');
+  try {
+    const outcome = await runPass(config, {
+      cluster: new KubeCluster(http, config.pageSize),
+      now: () => new Date(),
+      log: createLogger('warn'),
+      signal: new AbortController().signal,
+      sleep: abortableSleep,
+      progress: {
+        update: (stage: PassStage) => {
+          if (stage.stage !== lastStage) mark(stage.stage);
+        },
+        clear: () => undefined,
+      },
+    });
+    mark('report-built');
+    if (outcome.kind !== 'done') return 1;
+    const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
+    let bytes = 0;
+    for (const chunk of renderReportChunks(outcome.report, config.output)) {
+      bytes += chunk.length;
+      if (!sink.write(chunk)) await new Promise((resolve) => sink.once('drain', resolve));
+    }
+    mark('report-rendered');
+    process.stdout.write(`${JSON.stringify({ targets: outcome.report.summary.targets, runs: outcome.report.summary.runs, reportChars: bytes })}\n`);
+    return outcome.exitCode;
+  } finally {
+    http.close();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));
