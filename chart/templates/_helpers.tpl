@@ -40,6 +40,33 @@ whose names differ only past the cut still get CronJobs of different names.
 {{/*
 The chart label: <chart>-<version>.
 */}}
+{{/*
+The CronJobs of the release, as JSON: one with the release's own namespaceSelector and
+schedule, or one per entry of shards, each `<fullname>-<shard>` cut as cronJobName cuts.
+*/}}
+{{- define "tekton-resource-gc.shards" -}}
+{{- $fullname := include "tekton-resource-gc.fullname" . }}
+{{- $jobs := list }}
+{{- if not .Values.shards }}
+{{- $jobs = append $jobs (dict "name" "" "cronJobName" (include "tekton-resource-gc.cronJobName" .) "namespaceSelector" .Values.namespaceSelector "schedule" .Values.schedule) }}
+{{- else }}
+{{- $names := list }}
+{{- range .Values.shards }}
+{{- if has .name $names }}
+{{- fail (printf "shards: the name %s is given twice; each shard needs a name of its own" .name) }}
+{{- end }}
+{{- $names = append $names .name }}
+{{- $full := printf "%s-%s" $fullname .name }}
+{{- $cut := $full }}
+{{- if gt (len $full) 52 }}
+{{- $cut = printf "%s-%s" (regexReplaceAll "-+$" ($full | trunc 45) "") ($full | sha256sum | trunc 6) }}
+{{- end }}
+{{- $jobs = append $jobs (dict "name" .name "cronJobName" $cut "namespaceSelector" .namespaceSelector "schedule" (.schedule | default $.Values.schedule)) }}
+{{- end }}
+{{- end }}
+{{- toJson $jobs }}
+{{- end }}
+
 {{- define "tekton-resource-gc.chart" -}}
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 {{- end }}
@@ -110,6 +137,7 @@ dryRun: dry-run
 namespaces: namespace
 excludeNamespaces: exclude-namespace
 selector: selector
+namespaceSelector: namespace-selector
 minAge: min-age
 retainFor: retain-for
 labelPrefix: label-prefix

@@ -207,8 +207,11 @@ function testPodOf(release: Release): V1Pod {
   return find<V1Pod>(release, 'Pod');
 }
 
+/** The ServiceAccount the release's CronJobs run as (with shards, every CronJob's: one is checked to be all's). */
 function serviceAccountOf(release: Release): string {
-  const name = cronJobOf(release).spec?.jobTemplate.spec?.template.spec?.serviceAccountName;
+  const names = new Set((release.objects.filter((object) => object.kind === 'CronJob') as V1CronJob[]).map((cronJob) => cronJob.spec?.jobTemplate.spec?.template.spec?.serviceAccountName));
+  assert.equal(names.size, 1, 'every CronJob of a release runs as its one ServiceAccount');
+  const [name] = names;
   assert.ok(name !== undefined);
   return name;
 }
@@ -815,6 +818,8 @@ describe('values.schema.json', { concurrency: 4 }, () => {
     { why: 'a plan ConfigMap name that is no object name', values: { dryRun: false, planConfigMap: 'Reviewed_Plan' }, names: /at '\/planConfigMap': 'Reviewed_Plan' does not match pattern/ },
     { why: 'a plan digest that is not sha256', values: { planDigest: 'md5:abc' }, names: /at '\/planDigest': 'md5:abc' does not match pattern/ },
     { why: 'bad duration: planMaxAge', values: { planMaxAge: 'a day' }, names: /at '\/planMaxAge': 'a day' does not match pattern/ },
+    { why: 'a shard without a namespace selector', values: { shards: [{ name: 'a' }] }, names: /at '\/shards\/0': missing property 'namespaceSelector'/ },
+    { why: 'a shard name that is no DNS label', values: { shards: [{ name: 'Shard_A', namespaceSelector: 'x=1' }] }, names: /at '\/shards\/0\/name': 'Shard_A' does not match pattern/ },
   ];
 
   for (const { why, values, names } of BAD) {
@@ -1095,6 +1100,57 @@ describe("the collector under the chart's RBAC, with a token of the chart's Serv
     const refused = await runCli(args, { env: { ...envOf(containerOf(other)), KUBECONFIG: await serviceAccountKubeconfig(release) } });
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(refused.stderr, /has digest sha256:[0-9a-f]{64}, not the sha256:0{64} given with --plan-digest/);
+  });
+
+  test('shards: one CronJob per entry, each with its namespace selector and schedule; with the chart\'s ServiceAccount each deletes only in its own namespaces, and together what one pass would', async () => {
+    const seed = new Seeder(controlPlane.kubeConfig());
+    const labels = { 'trgc-test': 'shards' };
+    const namespaces = { 'shard-a-1': 'a', 'shard-a-2': 'a', 'shard-b-1': 'b' } as const;
+    for (const [namespace, shard] of Object.entries(namespaces)) {
+      await createNamespace(namespace, { 'tekton-resource-gc.io/shard': shard });
+      await seed.create(gitResource({ name: 'src-orphan', namespace, labels }, namespace));
+    }
+    await createNamespace('trgc-shards');
+    // A release name of its own: the ClusterRole is cluster-wide, and other tests' releases are called gc.
+    const release = await render('shards', 'trgc-shards', {
+      ...LIVE,
+      selector: 'trgc-test=shards',
+      shards: [
+        { name: 'a', namespaceSelector: 'tekton-resource-gc.io/shard=a' },
+        { name: 'b', namespaceSelector: 'tekton-resource-gc.io/shard=b', schedule: '47 * * * *' },
+      ],
+    });
+    await install(release);
+    const cronJobs = release.objects.filter((object) => object.kind === 'CronJob') as V1CronJob[];
+    assert.deepEqual(
+      cronJobs.map((cronJob) => [cronJob.metadata?.name, cronJob.spec?.schedule, cronJob.metadata?.labels?.['tekton-resource-gc.io/shard']]),
+      [
+        ['shards-tekton-resource-gc-a', '17 * * * *', 'a'],
+        ['shards-tekton-resource-gc-b', '47 * * * *', 'b'],
+      ],
+    );
+    // Reading Namespace labels takes a list across the cluster: granted with shards.
+    assert.ok((await allowed(release, '')).includes('list namespaces'));
+    const kubeconfig = await serviceAccountKubeconfig(release);
+    const deletedBy: Record<string, string[]> = {};
+    for (const cronJob of cronJobs) {
+      const container = cronJob.spec?.jobTemplate.spec?.template.spec?.containers[0] as V1Container;
+      const result = await runCli([...(container.args ?? []), '--output', 'json'], { env: { ...envOf(container), KUBECONFIG: kubeconfig } });
+      assert.equal(result.code, 0, result.stderr);
+      deletedBy[cronJob.metadata?.name ?? ''] = reportOf(result).items.filter((item) => item.result === 'deleted').map((item) => item.namespace);
+    }
+    assert.deepEqual(deletedBy, { 'shards-tekton-resource-gc-a': ['shard-a-1', 'shard-a-2'], 'shards-tekton-resource-gc-b': ['shard-b-1'] });
+    for (const namespace of Object.keys(namespaces)) assert.deepEqual(await seed.remainingTargets(namespace), []);
+  });
+
+  test('shards: a name given twice is refused, and one too long for a CronJob is cut to 52 characters', async () => {
+    const twice = await helmTemplate('gc', 'trgc-system', { shards: [{ name: 'a', namespaceSelector: 'x=1' }, { name: 'a', namespaceSelector: 'x=2' }] });
+    assert.notEqual(twice.code, 0);
+    assert.match(twice.stderr, /shards: the name a is given twice; each shard needs a name of its own/);
+    const long = await render('a-release-name-that-is-quite-long-indeed', 'trgc-system', { shards: [{ name: 'shard-number-one', namespaceSelector: 'x=1' }] });
+    const name = cronJobOf(long).metadata?.name ?? '';
+    assert.ok(name.length <= 52, name);
+    assert.match(name, /^a-release-name-that-is-quite-long-indeed-tekt-[0-9a-f]{6}$/);
   });
 
   test('apply mode needs a live release: planConfigMap with dryRun true is refused', async () => {
