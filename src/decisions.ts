@@ -8,11 +8,15 @@ const MAX_PROBLEM_CHARS = 300;
 
 /** decide(), with every message and warning bounded for the report and the logs. */
 export function decideBounded(view: ClusterView, policy: Policy, now: Date): Decision[] {
-  return decide(view, policy, now).map((decision) => ({
-    ...decision,
-    message: bounded(decision.message),
-    warnings: decision.warnings.map(bounded),
-  }));
+  return decide(view, policy, now).map(boundedDecision);
+}
+
+/** The decision itself when its message and warnings are within bounds already, as nearly all are: no copy of every decision of a pass. */
+function boundedDecision(decision: Decision): Decision {
+  const message = bounded(decision.message);
+  const warnings = decision.warnings.map(bounded);
+  if (message === decision.message && warnings.every((warning, index) => warning === decision.warnings[index])) return decision;
+  return { ...decision, message, warnings };
 }
 
 /**

@@ -14,20 +14,30 @@ export interface ReferenceGraph {
   unreadableRuns(namespace: string): readonly RunRecord[];
 }
 
+/**
+ * Runs by kind, then uid: maps within maps rather than one map keyed `kind/uid`, so that no
+ * key string is made per run (160,000 of them at the benchmark's 4x).
+ */
+type RunsByUid = Readonly<Record<RunKindName, Map<string, RunRecord>>>;
+
 export function buildGraph(runs: readonly RunRecord[]): ReferenceGraph {
-  const byUid = new Map<string, RunRecord>();
-  const bySpecReference = new Map<string, RunRecord[]>();
+  const byUid: RunsByUid = { PipelineRun: new Map(), TaskRun: new Map() };
+  // By namespace, then the name of the target named: no key string per reference either.
+  const bySpecReference = new Map<string, Map<string, RunRecord[]>>();
   const unreadableByNamespace = new Map<string, RunRecord[]>();
   // Runs whose namespace could not be read (namespace ''): they count against every namespace.
   const unattributed: RunRecord[] = [];
   for (const run of runs) {
-    if (run.uid !== '') byUid.set(uidKey(run.kind, run.uid), run);
+    if (run.uid !== '') byUid[run.kind].set(run.uid, run);
     if (run.references === null) {
       if (run.namespace === '') unattributed.push(run);
       else append(unreadableByNamespace, run.namespace, run);
       continue;
     }
-    for (const name of run.references) append(bySpecReference, nameKey(run.namespace, name), run);
+    if (run.references.length === 0) continue;
+    let inNamespace = bySpecReference.get(run.namespace);
+    if (inNamespace === undefined) bySpecReference.set(run.namespace, (inNamespace = new Map()));
+    for (const name of run.references) append(inNamespace, name, run);
   }
   // The decision names the first unreadable run: the same one whatever the order of the list.
   for (const list of [...unreadableByNamespace.values(), unattributed]) list.sort(byKindNameUid);
@@ -43,7 +53,7 @@ export function buildGraph(runs: readonly RunRecord[]): ReferenceGraph {
 
   return {
     referencingRuns(target) {
-      const named = bySpecReference.get(nameKey(target.namespace, target.name)) ?? [];
+      const named = bySpecReference.get(target.namespace)?.get(target.name) ?? [];
       // A run that names the target in its spec and owns it is listed once, as `spec`.
       const owners = new Set(owningRuns(target, byUid).filter((run) => !named.includes(run)));
       return [...named.map((run) => view(run, 'spec')), ...[...owners].map((run) => view(run, 'ownerReference'))].sort(byKindThenName);
@@ -66,17 +76,17 @@ function effectiveState(run: RunRecord, parent: RunRecord | undefined): RunState
 }
 
 /** The parent run that exists: same uid (a recreated parent of the same name is another object) and same namespace. */
-function parentOf(run: RunRecord, byUid: ReadonlyMap<string, RunRecord>): RunRecord | undefined {
+function parentOf(run: RunRecord, byUid: RunsByUid): RunRecord | undefined {
   if (run.parentPipelineRun === undefined) return undefined;
-  const parent = byUid.get(uidKey('PipelineRun', run.parentPipelineRun.uid));
+  const parent = byUid.PipelineRun.get(run.parentPipelineRun.uid);
   return parent?.namespace === run.namespace ? parent : undefined;
 }
 
 /** ownerReferences of the target that point at a run that still exists (kind + uid); a gone owner names nothing. */
-function owningRuns(target: TargetRecord, byUid: ReadonlyMap<string, RunRecord>): RunRecord[] {
+function owningRuns(target: TargetRecord, byUid: RunsByUid): RunRecord[] {
   return target.ownerReferences.flatMap((owner) => {
     if (!isRunKindName(owner.kind)) return [];
-    const run = byUid.get(uidKey(owner.kind, owner.uid));
+    const run = byUid[owner.kind].get(owner.uid);
     // ownerReferences never cross namespaces.
     return run !== undefined && run.namespace === target.namespace ? [run] : [];
   });
@@ -93,15 +103,6 @@ function byKindThenName(a: ReferenceView, b: ReferenceView): number {
 export function compareText(a: string, b: string): number {
   if (a === b) return 0;
   return a < b ? -1 : 1;
-}
-
-function uidKey(kind: RunKindName, uid: string): string {
-  return `${kind}/${uid}`;
-}
-
-// Kubernetes names never contain '/', so the key is unambiguous.
-function nameKey(namespace: string, name: string): string {
-  return `${namespace}/${name}`;
 }
 
 function append<K, V>(map: Map<K, V[]>, key: K, value: V): void {

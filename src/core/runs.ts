@@ -11,8 +11,8 @@
  */
 import { RUN_KINDS } from './kinds.js';
 import { describeValue, extractReferences, isRecord } from './refs.js';
-import { parseTimestampMs } from './retention.js';
-import type { NamespaceRecord, OwnerRef, ReadProblem, RunKindName, RunRecord, RunState, TargetRecord } from './types.js';
+import { parseTimestampMs, retentionKeys } from './retention.js';
+import { EMPTY_LIST, type NamespaceRecord, type OwnerRef, type ReadProblem, type RunKindName, type RunRecord, type RunState, type TargetRecord } from './types.js';
 
 /** Reasons of a finished run that was stopped rather than left to succeed or fail. */
 export const CANCELLED_REASONS: ReadonlySet<string> = new Set([
@@ -127,31 +127,29 @@ export function toRunRecord(obj: unknown, kind: RunKindName): RunRecord {
   const references = identity.namespace === '' ? { references: null, problems: [] } : extractReferences(obj, kind);
   // A run whose parent cannot be read may be the child of an active PipelineRun: count it running.
   const state = ownerProblems.length > 0 ? 'running' : stateReading.state;
+  const allProblems = [...problems, ...ownerProblems, ...stateReading.problems, ...references.problems];
   return {
     kind,
     ...identity,
     state,
     ...(state === stateReading.state && stateReading.finishedAt !== undefined && { finishedAt: stateReading.finishedAt }),
-    references: references.references,
+    references: references.references?.length === 0 ? EMPTY_LIST : references.references,
     ...(parent !== undefined && { parentPipelineRun: parent }),
-    problems: [...problems, ...ownerProblems, ...stateReading.problems, ...references.problems],
+    problems: allProblems.length === 0 ? EMPTY_LIST : allProblems,
   };
 }
 
-function readRunIdentity(metadata: Record<string, unknown>, problems: ReadProblem[]): Pick<RunRecord, 'namespace' | 'name' | 'uid' | 'resourceVersion' | 'createdAt'> {
+/** The run's identity; its creationTimestamp is checked like the rest of its metadata, and not kept (no rule reads it). */
+function readRunIdentity(metadata: Record<string, unknown>, problems: ReadProblem[]): Pick<RunRecord, 'namespace' | 'name' | 'uid' | 'resourceVersion'> {
   const read = (key: string): string => {
     const value = metadata[key];
     if (typeof value === 'string' && value !== '') return value;
     problems.push({ field: `metadata.${key}`, problem: `expected a non-empty string, found ${shown(value)}` });
     return '';
   };
-  return {
-    namespace: read('namespace'),
-    name: read('name'),
-    uid: read('uid'),
-    resourceVersion: read('resourceVersion'),
-    createdAt: read('creationTimestamp'),
-  };
+  const identity = { namespace: read('namespace'), name: read('name'), uid: read('uid'), resourceVersion: read('resourceVersion') };
+  read('creationTimestamp');
+  return identity;
 }
 
 /** The ownerReference to a run of `parentKind` in tekton.dev, if there is one. */
@@ -209,7 +207,11 @@ export class UnreadableObjectError extends Error {
   }
 }
 
-/** The compact record of one listed target. Throws UnreadableObjectError on a malformed object. */
+/**
+ * The compact record of one listed target. Its labels and annotations are all checked, and
+ * only those a retention rule could read are kept (retentionShaped). Throws
+ * UnreadableObjectError on a malformed object.
+ */
 export function toTargetRecord(obj: unknown): TargetRecord {
   const problems: ReadProblem[] = [];
   const metadata = requiredMetadata(obj, problems);
@@ -219,12 +221,25 @@ export function toTargetRecord(obj: unknown): TargetRecord {
     uid: requiredString(metadata, 'uid', problems),
     resourceVersion: requiredString(metadata, 'resourceVersion', problems),
     createdAt: requiredString(metadata, 'creationTimestamp', problems),
-    labels: stringMap(metadata, 'labels', problems),
-    annotations: stringMap(metadata, 'annotations', problems),
+    labels: stringMap(metadata, 'labels', problems, isRetentionKey),
+    annotations: stringMap(metadata, 'annotations', problems, isRetentionKey),
     ownerReferences: ownerRefs(metadata['ownerReferences'], problems),
   };
   if (problems.length > 0) throw new UnreadableObjectError(`PipelineResource ${record.namespace}/${record.name}`, problems);
   return record;
+}
+
+/** `/retain`, `/retain-until`, `/retain-for`: what every retention key ends with, whatever --label-prefix is. */
+const RETENTION_KEY_ENDINGS: readonly string[] = Object.values(retentionKeys(''));
+
+/**
+ * A key a retention rule could read with some --label-prefix (`<prefix>/retain` ...). A
+ * target's other labels and annotations are never read once it is listed (its selector is
+ * the API server's), and can be large: kubectl's last-applied-configuration annotation holds
+ * the whole object.
+ */
+export function isRetentionKey(key: string): boolean {
+  return RETENTION_KEY_ENDINGS.some((ending) => key.endsWith(ending) && key.length > ending.length);
 }
 
 /** The compact record of one Namespace. Throws UnreadableObjectError on a malformed object. */
@@ -254,8 +269,8 @@ function requiredString(metadata: Record<string, unknown>, key: string, problems
   return '';
 }
 
-/** Labels or annotations, copied so the listed object can be dropped. */
-function stringMap(metadata: Record<string, unknown>, key: string, problems: ReadProblem[]): Record<string, string> {
+/** Labels or annotations, every value checked, those `kept` copied so the listed object can be dropped. */
+function stringMap(metadata: Record<string, unknown>, key: string, problems: ReadProblem[], kept: (name: string) => boolean = () => true): Record<string, string> {
   const value = metadata[key];
   if (value === undefined || value === null) return {};
   const field = `metadata.${key}`;
@@ -265,8 +280,8 @@ function stringMap(metadata: Record<string, unknown>, key: string, problems: Rea
   }
   const copy: Record<string, string> = {};
   for (const [name, text] of Object.entries(value)) {
-    if (typeof text === 'string') copy[name] = text;
-    else problems.push({ field: `${field}[${JSON.stringify(name)}]`, problem: `expected a string, found ${describeValue(text)}` });
+    if (typeof text !== 'string') problems.push({ field: `${field}[${JSON.stringify(name)}]`, problem: `expected a string, found ${describeValue(text)}` });
+    else if (kept(name)) copy[name] = text;
   }
   return copy;
 }

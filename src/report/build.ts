@@ -37,8 +37,8 @@ export function buildReport(pass: PassRecord): Report {
     summary: {
       targets: items.length,
       runs: pass.runs,
-      delete: items.filter((item) => item.action === 'delete').length,
-      keep: items.filter((item) => item.action === 'keep').length,
+      delete: countWhere(items, (item) => item.action === 'delete'),
+      keep: countWhere(items, (item) => item.action === 'keep'),
       results: countResults(items),
       reasons: countReasons(items),
     },
@@ -52,21 +52,30 @@ export function buildReport(pass: PassRecord): Report {
 
 /** Counts of the results that occur, keys in RESULTS order (the order JSON shows them in). */
 export function countResults(items: readonly Pick<ReportItem, 'result'>[]): Partial<Record<Result, number>> {
-  return countInOrder(RESULTS, items.map((item) => item.result));
+  return countInOrder(RESULTS, items, (item) => item.result);
 }
 
 /** Counts of the reasons that occur, keys in REASONS order (rule order). */
 export function countReasons(items: readonly Pick<ReportItem, 'reason'>[]): Partial<Record<Reason, number>> {
-  return countInOrder(REASONS, items.map((item) => item.reason));
+  return countInOrder(REASONS, items, (item) => item.reason);
 }
 
-function countInOrder<K extends string>(order: readonly K[], values: readonly K[]): Partial<Record<K, number>> {
+/** One pass over the items, no array made: a report may hold 40,000. */
+function countInOrder<K extends string, T>(order: readonly K[], items: readonly T[], keyOf: (item: T) => K): Partial<Record<K, number>> {
+  const tally = new Map<K, number>();
+  for (const item of items) tally.set(keyOf(item), (tally.get(keyOf(item)) ?? 0) + 1);
   const counts: Partial<Record<K, number>> = {};
   for (const key of order) {
-    const count = values.filter((value) => value === key).length;
-    if (count > 0) counts[key] = count;
+    const count = tally.get(key);
+    if (count !== undefined) counts[key] = count;
   }
   return counts;
+}
+
+function countWhere<T>(items: readonly T[], test: (item: T) => boolean): number {
+  let count = 0;
+  for (const item of items) if (test(item)) count++;
+  return count;
 }
 
 function resultOf(decision: Decision, pass: PassRecord): Result {

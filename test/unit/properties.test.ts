@@ -72,7 +72,6 @@ function toRun(generated: Generated<typeof runArb>): RunRecord {
     name: generated.name,
     uid: runUid(generated.kind, generated.namespace, generated.name),
     resourceVersion: '1',
-    createdAt: instant(-11 * DAY),
     state: generated.state,
     ...(finished && { finishedAt: instant(-generated.finishedAgo) }),
     references,

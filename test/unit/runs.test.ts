@@ -132,7 +132,6 @@ describe('toRunRecord', () => {
       name: 'run-1',
       uid: 'uid-run-1',
       resourceVersion: '100',
-      createdAt: '2026-11-28T09:00:00Z',
       state: 'succeeded',
       finishedAt: DONE,
       references: ['git-1'],
@@ -227,14 +226,14 @@ describe('toTargetRecord', () => {
     spec: { type: 'git', params: [{ name: 'url', value: 'https://example.test/app.git' }] },
   };
 
-  it('keeps identity, creation time, labels, annotations and owners', () => {
+  it('keeps identity, creation time, the labels and annotations a retention rule reads, and owners', () => {
     assert.deepEqual(toTargetRecord(object), {
       namespace: 'ci',
       name: 'git-abc123',
       uid: 'uid-git',
       resourceVersion: '42',
       createdAt: '2026-11-20T08:00:00Z',
-      labels: { app: 'web', 'tekton-resource-gc.io/retain': 'true' },
+      labels: { 'tekton-resource-gc.io/retain': 'true' },
       annotations: { 'tekton-resource-gc.io/retain-until': '2026-12-01T00:00:00Z' },
       ownerReferences: [{ kind: 'PipelineRun', name: 'pr-1', uid: 'uid-pr-1', controller: true }],
     });
