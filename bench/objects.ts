@@ -18,9 +18,13 @@ export interface ClusterShape {
    * those elsewhere naming resources that do not exist.
    */
   targetNamespaces?: number;
-  /** Approximate JSON size of a PipelineRun with its status, in KiB. */
+  /**
+   * Approximate JSON size of a PipelineRun with its status as created, in KiB (the server adds
+   * its managedFields). Below about 6 KiB its status names its tasks instead of embedding
+   * their specs, down to about 2 KiB.
+   */
   prKb: number;
-  /** Approximate JSON size of a TaskRun with its status, in KiB. */
+  /** Approximate JSON size of a TaskRun with its status, in KiB; below about 3 KiB, one step. */
   trKb: number;
 }
 
@@ -291,6 +295,34 @@ function pipelineSpec(scriptBytes: number): Json {
   };
 }
 
+/**
+ * A pipeline whose tasks are Tasks of their own (taskRef): what a PipelineRun's status holds
+ * when its Pipeline embeds no task spec, the smallest a PipelineRun is in practice.
+ */
+function referencedPipelineSpec(text: string): Json {
+  return {
+    ...(text !== '' && { description: text }),
+    params: [{ name: 'IMAGE', type: 'string' }],
+    resources: [{ name: 'source', type: 'git' }, { name: 'image', type: 'image' }],
+    tasks: PIPELINE_TASKS.map((task, i) => ({ name: task, ...(i > 0 && { runAfter: [PIPELINE_TASKS[i - 1]] }), taskRef: { name: task, kind: 'Task' } })),
+  };
+}
+
+/** A Task of one short step: the smallest spec a TaskRun's status copies. */
+function smallTaskSpec(text: string): Json {
+  return {
+    ...(text !== '' && { description: text }),
+    resources: { inputs: [{ name: 'source', type: 'git' }] },
+    steps: [{ name: 'build', image: 'docker.io/library/golang:1.21', script: SCRIPT_LINES.slice(0, 3).join('\n') }],
+  };
+}
+
+/** Prose of about `bytes` characters (none for fewer than one line), for a spec's description. */
+function description(bytes: number): string {
+  const sentence = 'Builds the image from the commit the trigger names, tests it and pushes it to the registry. ';
+  return bytes < sentence.length ? '' : sentence.repeat(Math.floor(bytes / sentence.length)).trimEnd();
+}
+
 function runLabels(extra: Record<string, string>): Record<string, string> {
   return { 'app.kubernetes.io/part-of': 'shop', 'app.kubernetes.io/managed-by': 'tekton-pipelines', 'triggers.tekton.dev/eventlistener': 'shop-push', ...extra };
 }
@@ -334,7 +366,11 @@ export function pipelineRunObjects(run: PipelineRunPlan, bytes: number, nowMs: n
       pipelineSpec: pipelineSpec(0),
     };
     const missing = bytes - JSON.stringify(object).length - JSON.stringify(withoutPadding).length - 400;
-    return { ...withoutPadding, pipelineSpec: pipelineSpec(Math.max(0, missing)) };
+    if (missing >= 0) return { ...withoutPadding, pipelineSpec: pipelineSpec(missing) };
+    // Smaller than a status that embeds every task's spec: the tasks by reference, no copy of
+    // their states, and the pipeline's description for the rest.
+    const small = { ...base, childReferences: withoutPadding.childReferences, pipelineSpec: referencedPipelineSpec('') };
+    return { ...small, pipelineSpec: referencedPipelineSpec(description(bytes - JSON.stringify(object).length - JSON.stringify(small).length - 400)) };
   };
   return { object, status };
 }
@@ -404,7 +440,10 @@ export function taskRunObjects(
       taskSpec: taskSpec(0),
     };
     const missing = bytes - JSON.stringify(object).length - JSON.stringify(base).length - 350;
-    return { ...base, taskSpec: taskSpec(Math.max(0, missing)) };
+    if (missing >= 0) return { ...base, taskSpec: taskSpec(missing) };
+    // Smaller than a status with the task's full spec: one step, and the task's description for the rest.
+    const small = { ...base, steps: base.steps.slice(0, 1), taskSpec: smallTaskSpec('') };
+    return { ...small, taskSpec: smallTaskSpec(description(bytes - JSON.stringify(object).length - JSON.stringify(small).length - 350)) };
   };
   return { object, status };
 }
