@@ -52,6 +52,7 @@ const FLAG_CASES: BadCase[] = [
   { what: 'a namespace with upper case', argv: ['--namespace', 'Team_A'], names: '--namespace', shows: /such as team-a/ },
   { what: 'a namespace list with an empty member', argv: [], env: { TRGC_NAMESPACE: 'ci,,b' }, names: 'TRGC_NAMESPACE', shows: /such as team-a/ },
   { what: 'an exclusion ending in a dash', argv: ['--exclude-namespace', 'kube-'], names: '--exclude-namespace', shows: /such as team-a/ },
+  { what: 'a namespace selector with a bad operator', argv: ['--namespace-selector', 'shard=>a'], names: '--namespace-selector', shows: /such as "app=ci/ },
   { what: 'a selector with unbalanced parentheses', argv: ['--selector', 'env in (prod'], names: '--selector', shows: /such as "app=ci/ },
   { what: 'a selector variable with a space in a value', argv: [], env: { TRGC_SELECTOR: 'app=my app' }, names: 'TRGC_SELECTOR', shows: /such as "app=ci/ },
   { what: 'a minimum age in years', argv: ['--min-age', '1y'], names: '--min-age', shows: /such as 30m, 1h/ },

@@ -155,9 +155,10 @@ describe('races with a pass in flight (Tekton v0.45 CRDs)', () => {
         }),
     });
     // A re-check only ever keeps more: what the listing kept stays kept until the next pass.
+    // What is deleted carries the decision it was deleted on: its run is gone by then.
     assert.deepEqual(outcomes(outcome.report), {
       [`${ns}/src-was-active`]: 'referenced-by-active-run kept',
-      [`${ns}/src-was-finished`]: 'runs-finished deleted',
+      [`${ns}/src-was-finished`]: 'unreferenced deleted',
     });
     await settle(ns, ['src-was-active']);
   });
