@@ -43,7 +43,7 @@ const PER_NAMESPACE_RECHECK_LIMIT = 10;
  * Measured (bench/RESULTS.md, "Skewed clusters"; `npm run bench -- --shape skew --crossover`):
  * reading k of 200 namespaces of runs one by one cost about k/200 of the list across the
  * cluster plus about a millisecond per request, so it won up to 70% of the namespaces with 10
- * runs in each and up to 95% with 125.
+ * runs in each, up to 95% with 125, and at every share with 500 (watch cache off).
  */
 export const PER_NAMESPACE_READ_SHARE = 0.75;
 
