@@ -92,7 +92,7 @@ export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans 
     listed = await readCluster(deps, apis, scope);
   } catch (error) {
     // A partial view of the runs is never taken for the whole: nothing is decided or deleted.
-    const message = error instanceof Interrupted ? `the pass was interrupted (SIGTERM) while reading the cluster, nothing was deleted: ${error.message}` : errorMessage(error);
+    const message = readFailure(error);
     deps.log.error({ err: message }, 'could not read the cluster; nothing deleted');
     return { kind: 'done', report: finish({ runs: 0, decisions: [], errors: [message] }), exitCode: EXIT_COULD_NOT_RUN };
   }
@@ -111,7 +111,7 @@ export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans 
       ({ decisions, deletable } = planned);
       for (const [uid, result] of planned.results) known.set(uid, result);
     } catch (error) {
-      const message = error instanceof Interrupted ? `the pass was interrupted (SIGTERM) while reading the cluster, nothing was deleted: ${error.message}` : errorMessage(error);
+      const message = readFailure(error);
       deps.log.error({ err: message }, 'could not read the planned targets; nothing deleted');
       return { kind: 'done', report: finish({ runs: view.runs.length, decisions: [], errors: [message] }), exitCode: EXIT_COULD_NOT_RUN };
     }
@@ -205,6 +205,11 @@ async function applyPlan(deps: SweepDeps, apis: ServedApis, plan: Plan, decision
   }
   deps.log.info({ plan: plan.digest, planned: plan.entries.length, deletable: planned.deletable.size, changed: [...planned.results.values()].filter((result) => result === 'changed').length, gone: [...planned.results.values()].filter((result) => result === 'gone').length }, 'applying a plan');
   return { decisions: all, deletable: planned.deletable, results: planned.results };
+}
+
+/** Why a read failed, for the report: a signal is said as one, anything else as it is. */
+function readFailure(error: unknown): string {
+  return error instanceof Interrupted ? `the pass was interrupted (SIGTERM) while reading the cluster, nothing was deleted: ${error.message}` : errorMessage(error);
 }
 
 /** Settings that are allowed but worth a line in the report. */

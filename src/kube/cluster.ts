@@ -254,10 +254,10 @@ export class KubeCluster {
   }
 
   /**
-   * Every object of `resource` in `namespaces`: one list per namespace when the scope names
-   * its namespaces (that may be all this identity can read, as with the chart's Roles) or
-   * when they are few, else one list across the cluster less the excluded namespaces (the
-   * caller drops what lies outside `namespaces`).
+   * Every object of `resource` in `namespaces` for a re-check: one list per namespace when
+   * the scope names its namespaces (that may be all this identity can read, as with the
+   * chart's Roles) or when they are few, else one list across the cluster less the excluded
+   * namespaces (the caller drops what lies outside `namespaces`).
    */
   private async listInNamespaces<T>(
     resource: ApiResource,
@@ -267,14 +267,7 @@ export class KubeCluster {
     toRecord: (item: unknown) => T,
   ): Promise<T[]> {
     const perNamespace = scope.namespaces.length > 0 || namespaces.length <= PER_NAMESPACE_RECHECK_LIMIT;
-    const fieldSelector = perNamespace ? '' : excludedNamespacesSelector(scope);
-    const records: T[] = [];
-    for (const namespace of perNamespace ? namespaces : ['']) {
-      const list = await listAll(this.http, resource, { namespace, fieldSelector, pageSize: this.pageSize, ...(accept === undefined ? {} : { accept }) }, toRecord);
-      // One push per record: a spread of 150,000 records overflows the call stack.
-      for (const record of list.records) records.push(record);
-    }
-    return records;
+    return this.listEach(resource, { namespaces, scope, perNamespace, ...(accept !== undefined && { accept }) }, toRecord, () => true);
   }
 
   /**
@@ -293,15 +286,29 @@ export class KubeCluster {
     if (namespaces.length === 0) return [];
     const perNamespace = scope.namespaces.length > 0 || readsPerNamespace(namespaces.length, await this.namespacesAcrossCluster(scope));
     const wanted = new Set(namespaces);
+    return this.listEach(resource, { ...where, perNamespace }, toRecord, (record) => perNamespace || record.namespace === '' || wanted.has(record.namespace));
+  }
+
+  /** The lists themselves: one per namespace, or one across the cluster less the excluded namespaces; `keep` picks the records. */
+  private async listEach<T>(
+    resource: ApiResource,
+    how: { namespaces: readonly string[]; scope: Scope; perNamespace: boolean; labelSelector?: string; accept?: string },
+    toRecord: (item: unknown) => T,
+    keep: (record: T) => boolean,
+  ): Promise<T[]> {
+    const fieldSelector = how.perNamespace ? '' : excludedNamespacesSelector(how.scope);
     const records: T[] = [];
-    for (const namespace of perNamespace ? namespaces : ['']) {
-      const fieldSelector = perNamespace ? '' : excludedNamespacesSelector(scope);
-      const options = { namespace, fieldSelector, pageSize: this.pageSize, ...(where.labelSelector !== undefined && { labelSelector: where.labelSelector }) };
+    for (const namespace of how.perNamespace ? how.namespaces : ['']) {
+      const options = {
+        namespace,
+        fieldSelector,
+        pageSize: this.pageSize,
+        ...(how.labelSelector !== undefined && { labelSelector: how.labelSelector }),
+        ...(how.accept !== undefined && { accept: how.accept }),
+      };
       const list = await listAll(this.http, resource, options, toRecord);
       // One push per record: a spread of 150,000 records overflows the call stack.
-      for (const record of list.records) {
-        if (perNamespace || record.namespace === '' || wanted.has(record.namespace)) records.push(record);
-      }
+      for (const record of list.records) if (keep(record)) records.push(record);
     }
     return records;
   }
