@@ -18,10 +18,12 @@
 import type { RetentionDuration } from './core/types.js';
 import { parseDurationMs, parseRetentionDuration, type Parsed } from './core/retention.js';
 import { gatewayPathProblem, parseGroupingLabel, type GroupingLabel } from './pushgateway.js';
-import { redactUrl } from './redact.js';
+import { quote } from './redact.js';
 import { PROGRESS_MODES, type ProgressMode } from './progress.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './report/model.js';
 import { parseSchedule, parseTimeZone } from './schedule.js';
+import { isDnsSubdomain, parseSelector } from './selector.js';
+import { nearestName } from './suggest.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -260,7 +262,7 @@ function explainInvocation(given: ReadonlyMap<FlagName, string[]>, operands: rea
 
 function parseTargetName(text: string): TargetName {
   const [namespace = '', name = '', ...rest] = text.split('/');
-  if (rest.length === 0 && parseNamespace(namespace).ok && name.length <= 253 && DNS_SUBDOMAIN.test(name)) return { namespace, name };
+  if (rest.length === 0 && parseNamespace(namespace).ok && isDnsSubdomain(name)) return { namespace, name };
   throw new ConfigError(`explain ${quote(text)}: expected NAMESPACE/NAME of a PipelineResource, such as ${EXPLAIN_EXAMPLE}`);
 }
 
@@ -413,14 +415,6 @@ function parseListPart<T>(origin: string, text: string, part: string, parse: Par
   throw new ConfigError(`${origin} ${quote(text)}: ${which}${parsed.error}`);
 }
 
-/**
- * JSON quoting keeps a message on one line whatever the value holds; a URL's credentials
- * stay out of it (a Pushgateway URL with a password that fails to parse is still secret).
- */
-function quote(text: string): string {
-  return JSON.stringify(redactUrl(text));
-}
-
 // ---- the command line ----
 
 /** Raw values per flag, in the order given. Validates the shape of the command line only. */
@@ -564,30 +558,6 @@ function unknownMessage<T extends string>(what: string, name: string, candidates
   return `unknown ${what}: ${hint}`;
 }
 
-/** The candidate a typo most likely meant: within two edits, or one the name starts. */
-function nearestName<T extends string>(name: string, candidates: readonly T[]): T | undefined {
-  let best: { candidate: T; distance: number } | undefined;
-  for (const candidate of candidates) {
-    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
-    if (best === undefined || distance < best.distance) best = { candidate, distance };
-  }
-  if (best !== undefined && best.distance <= 2) return best.candidate;
-  return name.length >= 3 ? candidates.find((candidate) => candidate.startsWith(name)) : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
-
 // ---- value parsers ----
 
 function ok<T>(value: T): Parsed<T> {
@@ -607,7 +577,6 @@ function parseBoolean(flag: FlagName): (text: string) => Parsed<boolean> {
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** Namespace names are DNS-1123 labels. */
 function parseNamespace(text: string): Parsed<string> {
@@ -619,10 +588,6 @@ function parseNamespace(text: string): Parsed<string> {
 function parseLabelPrefix(text: string): Parsed<string> {
   if (isDnsSubdomain(text)) return ok(text);
   return expected("a DNS subdomain (lowercase letters, digits, '-' and '.', at most 253 characters) such as tekton-resource-gc.io or gc.example.com");
-}
-
-function isDnsSubdomain(text: string): boolean {
-  return text.length <= 253 && DNS_SUBDOMAIN.test(text);
 }
 
 function integerParser(min: number, max: number, sample: number): Parse<number> {
@@ -667,75 +632,4 @@ function parsePushgatewayUrl(text: string): Parsed<string> {
 
 function nonEmptyParser(sample: string): Parse<string> {
   return (text) => (text === '' ? expected(`a non-empty value, such as ${sample}`) : ok(text));
-}
-
-// ---- label selectors ----
-
-const SELECTOR_EXAMPLE = 'a label selector such as "app=ci,tier!=cache,env in (prod,staging),!legacy"';
-const KEY = String.raw`([^\s!=<>(),]+)`;
-const REQUIREMENTS: readonly { pattern: RegExp; valuesAt?: number; listAt?: number }[] = [
-  // exists, !exists
-  { pattern: new RegExp(`^!?\\s*${KEY}$`) },
-  // =, ==, !=
-  { pattern: new RegExp(`^${KEY}\\s*(==|=|!=)\\s*([^\\s!=<>(),]*)$`), valuesAt: 3 },
-  // in, notin: Kubernetes takes `()` and empty members as the empty value
-  { pattern: new RegExp(`^${KEY}\\s+(in|notin)\\s*\\(([^()]*)\\)$`), listAt: 3 },
-  // >, < against an integer, which the API server accepts too
-  { pattern: new RegExp(`^${KEY}\\s*[<>]\\s*-?\\d+$`) },
-];
-
-/**
- * Checks a Kubernetes label selector closely enough to catch typos before the API server
- * sees it: the requirement grammar of k8s.io/apimachinery/pkg/labels, and the syntax of
- * label keys and values.
- */
-function parseSelector(text: string): Parsed<string> {
-  const requirements = splitRequirements(text);
-  if (requirements === undefined) return { ok: false, error: `parentheses do not balance; expected ${SELECTOR_EXAMPLE}` };
-  if (text.trim() === '') return ok('');
-  const bad = requirements.find((requirement) => !isRequirement(requirement.trim()));
-  if (bad === undefined) return ok(text);
-  return { ok: false, error: `requirement ${quote(bad.trim())} is not valid; expected ${SELECTOR_EXAMPLE}` };
-}
-
-/** Splits at commas outside parentheses; undefined when the parentheses do not balance. */
-function splitRequirements(text: string): string[] | undefined {
-  const requirements: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let index = 0; index < text.length; index++) {
-    const char = text[index];
-    if (char === '(') depth++;
-    if (char === ')') depth--;
-    if (depth < 0 || depth > 1) return undefined;
-    if (char === ',' && depth === 0) {
-      requirements.push(text.slice(start, index));
-      start = index + 1;
-    }
-  }
-  requirements.push(text.slice(start));
-  return depth === 0 ? requirements : undefined;
-}
-
-function isRequirement(requirement: string): boolean {
-  return REQUIREMENTS.some(({ pattern, valuesAt, listAt }) => {
-    const match = pattern.exec(requirement);
-    if (match === null || !isLabelKey(match[1] ?? '')) return false;
-    if (valuesAt !== undefined) return isLabelValue(match[valuesAt] ?? '');
-    if (listAt !== undefined) return (match[listAt] ?? '').split(',').every((value) => isLabelValue(value.trim()));
-    return true;
-  });
-}
-
-const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-
-function isLabelKey(key: string): boolean {
-  const slash = key.indexOf('/');
-  const name = slash === -1 ? key : key.slice(slash + 1);
-  const prefixOk = slash === -1 || isDnsSubdomain(key.slice(0, slash));
-  return prefixOk && name.length <= 63 && LABEL_NAME.test(name);
-}
-
-function isLabelValue(value: string): boolean {
-  return value === '' || (value.length <= 63 && LABEL_NAME.test(value));
 }

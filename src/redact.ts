@@ -26,3 +26,12 @@ export function redactUrl(text: string): string {
   }
   return redacted ? url.toString() : text;
 }
+
+/**
+ * A value as a message quotes it. JSON quoting keeps a message on one line whatever the
+ * value holds; a URL's credentials stay out of it (a Pushgateway URL with a password that
+ * fails to parse is still secret).
+ */
+export function quote(text: string): string {
+  return JSON.stringify(redactUrl(text));
+}
