@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { ConfigError, parseConfig, settingOrigin, type Config, type TargetName } from './config.js';
 import { formatRetentionDuration } from './core/retention.js';
 import { escapeControls } from './escape.js';
+import { explainTarget } from './explaincmd.js';
 import { helpText } from './help.js';
 import { KubeCluster } from './kube/cluster.js';
 import { loadConnection, unusableCredentials } from './kube/connect.js';
@@ -20,7 +21,7 @@ import { renderReportChunks } from './report/render.js';
 import { writeReportFile } from './reportfile.js';
 import { localTimeZone, runOnSchedule } from './schedule.js';
 import { abortableSleep } from './sleep.js';
-import { explainTarget, runPass, type PassPlans } from './sweep.js';
+import { runPass, type PassPlans } from './sweep.js';
 
 const EXIT_USAGE = 2;
 const EXIT_COULD_NOT_RUN = 1;

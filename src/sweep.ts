@@ -1,8 +1,7 @@
-import { explain, scopeVerdict, type Explanation } from './core/explain.js';
 import { RUN_KINDS, RUN_KIND_NAMES } from './core/kinds.js';
 import { formatRetentionDuration } from './core/retention.js';
 import type { ClusterView, Decision, Policy, TargetRecord } from './core/types.js';
-import { settingOrigin, type Config, type TargetName } from './config.js';
+import type { Config } from './config.js';
 import { decideBounded, logReadProblems, logWarnings } from './decisions.js';
 import { candidateNamespaces, deleteCandidates, redecide, refreshView, type DatedView } from './deletephase.js';
 import type { KubeCluster, Scope, ServedApis } from './kube/cluster.js';
@@ -294,26 +293,4 @@ async function recordEvents(deps: SweepDeps, items: readonly { decision: Decisio
   }
   deps.progress?.update({ stage: 'recording-events', done: total, total });
   if (failed > 0) deps.log.warn({ failed, events: total, err: firstError }, `could not record ${failed} of ${total} Events; the pass goes on`);
-}
-
-export type ExplainOutcome = { kind: 'not-served' } | { kind: 'not-found' } | { kind: 'done'; explanation: Explanation };
-
-/**
- * `explain`: reads the target, the runs of its namespace and the namespace (never a list
- * across the cluster), and whether the selector matches it; the decision is the core's.
- */
-export async function explainTarget(config: Config, name: TargetName, deps: Pick<SweepDeps, 'now'> & { cluster: Pick<KubeCluster, 'discover' | 'readTarget' | 'listRuns' | 'readNamespaces' | 'targetMatches'> }): Promise<ExplainOutcome> {
-  const apis = await deps.cluster.discover();
-  if (apis === null) return { kind: 'not-served' };
-  const target = await deps.cluster.readTarget(apis, name.namespace, name.name);
-  if (target === null) return { kind: 'not-found' };
-  const only: Scope = { namespaces: [name.namespace], excludeNamespaces: [], selector: '' };
-  const runs = await deps.cluster.listRuns(apis, only);
-  const namespaces = await deps.cluster.readNamespaces(only);
-  const selectorMatches = await deps.cluster.targetMatches(apis, target, config.selector);
-  const policy: Policy = { labelPrefix: config.labelPrefix, minAgeMs: config.minAgeMs, retainFor: config.retainFor };
-  const scope = scopeVerdict(config, name.namespace, selectorMatches);
-  const origins = { 'min-age': settingOrigin(config, 'min-age'), 'retain-for': settingOrigin(config, 'retain-for') };
-  const explanation = explain({ target, runs, namespace: namespaces.get(name.namespace), scope, origins }, policy, deps.now());
-  return { kind: 'done', explanation };
 }

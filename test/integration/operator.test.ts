@@ -20,7 +20,7 @@ import { KubeCluster } from '../../src/kube/cluster.js';
 import { MAX_EVENTS_PER_PASS } from '../../src/kube/events.js';
 import { KubeHttp, httpOptions } from '../../src/kube/http.js';
 import { runOnSchedule } from '../../src/schedule.js';
-import { explainTarget } from '../../src/sweep.js';
+import { explainTarget } from '../../src/explaincmd.js';
 import { reportOf, runCli } from '../support/cli.js';
 import { capturingLogger, configFor, connectionFor, passInProcess } from '../support/pass.js';
 import { Seeder } from '../support/seed.js';
