@@ -8,7 +8,8 @@ import { escapeControls } from './escape.js';
 import { explainTarget } from './explaincmd.js';
 import { helpText } from './help.js';
 import { KubeCluster } from './kube/cluster.js';
-import { loadConnection, unusableCredentials } from './kube/connect.js';
+import { loadConnection } from './kube/connect.js';
+import { KubeconfigError, unusableCredentials } from './kube/connection.js';
 import { KubeEvents } from './kube/events.js';
 import { KubeHttp, httpOptions } from './kube/http.js';
 import { createLogger, type Logger } from './log.js';
@@ -138,11 +139,16 @@ function flagList(flag: string, settings: Plan['settings']): string {
 
 /** The client for the API server; a ConfigError when the kubeconfig or its credentials cannot be used. */
 async function connect(config: Config, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<KubeHttp> {
-  const connection = await loadConnection(config, env);
-  return KubeHttp.create(connection, httpOptions(config, signal)).catch((error: unknown) => {
-    // Only the credentials are asked for here: a configuration problem, not a failed pass.
-    throw unusableCredentials(connection.origin, error);
-  });
+  try {
+    const connection = await loadConnection(config, env);
+    return await KubeHttp.create(connection, httpOptions(config, signal)).catch((error: unknown) => {
+      // Only the credentials are asked for here: a configuration problem, not a failed pass.
+      throw unusableCredentials(connection.origin, error);
+    });
+  } catch (error) {
+    // kube/ knows nothing of the command line: its settings errors are bad usage here.
+    throw error instanceof KubeconfigError ? new ConfigError(error.message) : error;
+  }
 }
 
 /** One pass, or with --schedule one at each tick until SIGTERM. */

@@ -3,7 +3,7 @@
 // (see loadConnection), so connect.ts imports it only for such users.
 import https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
-import { unusableCredentials, type AuthHeaders, type Connection, type TlsMaterial } from './connect.js';
+import { unusableCredentials, type AuthHeaders, type Connection, type TlsMaterial } from './connection.js';
 
 /** A connection from a kubeconfig document (YAML or JSON) through client-node's KubeConfig. */
 export async function clientNodeConnection(kubeconfig: string): Promise<Connection> {

@@ -3,8 +3,8 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { isIPv6 } from 'node:net';
 import yaml from 'js-yaml';
-import { ConfigError } from '../config.js';
 import { redactUrl } from '../redact.js';
+import { KubeconfigError, type AuthHeaders, type Connection, type TlsMaterial } from './connection.js';
 
 /** Where a pod's service account credentials are mounted. */
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -15,28 +15,6 @@ export const TOKEN_FILE_REFRESH_MS = 60_000;
 export interface ConnectionSettings {
   kubeconfig?: string;
   context?: string;
-}
-
-/** The TLS material of one connection: what an https.Agent takes. */
-export interface TlsMaterial {
-  ca?: Buffer;
-  cert?: Buffer;
-  key?: Buffer;
-  rejectUnauthorized?: boolean;
-  servername?: string;
-}
-
-export type AuthHeaders = Record<string, string | string[]>;
-
-/** How to reach one API server as one identity. */
-export interface Connection {
-  /** https://host:port, without a trailing slash. */
-  readonly server: string;
-  /** Where the settings came from, for messages: `kubeconfig context "ci"`, or the pod's service account. */
-  readonly origin: string;
-  readonly tls: TlsMaterial;
-  /** The headers that authenticate one request; asked before each, since tokens rotate. */
-  headers(): Promise<AuthHeaders>;
 }
 
 export interface LoadOptions {
@@ -92,12 +70,6 @@ export async function loadConnection(settings: ConnectionSettings, env: Env, opt
     },
     headers: user === undefined ? async () => ({}) : userHeaders(user, now),
   };
-}
-
-/** Credentials that fail when first asked for (a plugin that cannot run, a missing file), in one line. */
-export function unusableCredentials(origin: string, error: unknown): ConfigError {
-  const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
-  return new ConfigError(`the credentials of ${origin} cannot be used: ${reason}`);
 }
 
 /** A named entry of a kubeconfig, with the file its relative paths are read from. */
@@ -168,7 +140,7 @@ function readKubeconfigs(sources: Sources): { parsed: ParsedKubeconfig[]; missin
       text = readFileSync(file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw invalid(label, errorLine(error));
-      if (sources.from === '--kubeconfig') throw new ConfigError(`${label}: no such file; give the path of a kubeconfig such as ~/.kube/config`);
+      if (sources.from === '--kubeconfig') throw new KubeconfigError(`${label}: no such file; give the path of a kubeconfig such as ~/.kube/config`);
       missing.push(file);
       continue;
     }
@@ -177,8 +149,8 @@ function readKubeconfigs(sources: Sources): { parsed: ParsedKubeconfig[]; missin
   return { parsed, missing };
 }
 
-function invalid(label: string, reason: string): ConfigError {
-  return new ConfigError(`${label}: not a valid kubeconfig (${reason}); give a file such as ~/.kube/config, as kubectl config view --raw writes it`);
+function invalid(label: string, reason: string): KubeconfigError {
+  return new KubeconfigError(`${label}: not a valid kubeconfig (${reason}); give a file such as ~/.kube/config, as kubectl config view --raw writes it`);
 }
 
 /** As client-go decodes a kubeconfig: an empty file is an empty config; a name given twice in one list is an error. */
@@ -252,45 +224,45 @@ function chooseContext(merged: MergedKubeconfig, contextFlag: string | undefined
   const names = [...merged.contexts.keys()];
   const valid = `valid: ${names.map((name) => name || '""').join(', ') || '(none)'}`;
   if (contextFlag !== undefined && !merged.contexts.has(contextFlag)) {
-    throw new ConfigError(`--context "${contextFlag}": no such context in the kubeconfig; ${valid}`);
+    throw new KubeconfigError(`--context "${contextFlag}": no such context in the kubeconfig; ${valid}`);
   }
   const contextName = contextFlag ?? merged.currentContext;
   const where = contextFlag !== undefined ? `--context "${contextFlag}"` : sourcesWhere;
   const context = merged.contexts.get(contextName);
   if (context === undefined && contextName === '') {
     if (names.length === 0) return undefined;
-    throw new ConfigError(`${where}: the kubeconfig has no current context; choose one with --context, such as --context ${names[0] || 'kind-ci'} (${valid})`);
+    throw new KubeconfigError(`${where}: the kubeconfig has no current context; choose one with --context, such as --context ${names[0] || 'kind-ci'} (${valid})`);
   }
   if (context === undefined) {
-    throw new ConfigError(`${where}: current-context "${contextName}" names no context in the kubeconfig; choose one with --context (${valid})`);
+    throw new KubeconfigError(`${where}: current-context "${contextName}" names no context in the kubeconfig; choose one with --context (${valid})`);
   }
   const clusterName = optionalString(context.body, 'cluster', context) ?? '';
   const cluster = merged.clusters.get(clusterName);
   if (cluster === undefined || optionalString(cluster.body, 'server', cluster) === undefined) {
-    throw new ConfigError(`${where}: context "${contextName}" names no cluster with a server URL; fix the kubeconfig or choose another context with --context (${valid})`);
+    throw new KubeconfigError(`${where}: context "${contextName}" names no cluster with a server URL; fix the kubeconfig or choose another context with --context (${valid})`);
   }
   const userName = optionalString(context.body, 'user', context) ?? '';
   const user = merged.users.get(userName);
   // client-go would send such requests anonymously, which no cluster lets list these.
   if (userName !== '' && user === undefined) {
-    throw new ConfigError(`${where}: context "${contextName}" names user "${userName}", which the kubeconfig does not define; fix the kubeconfig or choose another context with --context (${valid})`);
+    throw new KubeconfigError(`${where}: context "${contextName}" names user "${userName}", which the kubeconfig does not define; fix the kubeconfig or choose another context with --context (${valid})`);
   }
   return { contextName, cluster, user, where };
 }
 
 /** Why nothing could be chosen, naming the files read and the files missing. */
-function nothingToConnectTo(sources: Sources, read: number, merged: MergedKubeconfig, missing: readonly string[]): ConfigError {
+function nothingToConnectTo(sources: Sources, read: number, merged: MergedKubeconfig, missing: readonly string[]): KubeconfigError {
   if (read === 0 && sources.from === 'home') {
-    return new ConfigError('no Kubernetes credentials: pass --kubeconfig FILE, set KUBECONFIG, create ~/.kube/config, or run in a pod with a service account');
+    return new KubeconfigError('no Kubernetes credentials: pass --kubeconfig FILE, set KUBECONFIG, create ~/.kube/config, or run in a pod with a service account');
   }
   if (read === 0) {
     const none = sources.files.length === 0 ? 'it lists no files' : sources.files.length === 1 ? 'no such file' : 'none of these files exists';
-    return new ConfigError(`${sources.where}: ${none}; give the path of a kubeconfig such as ~/.kube/config`);
+    return new KubeconfigError(`${sources.where}: ${none}; give the path of a kubeconfig such as ~/.kube/config`);
   }
   const subject = sources.files.length === 1 ? 'it names' : 'the files it lists name';
   const lacking = merged.clusters.size === 0 ? 'no clusters or contexts' : 'no contexts';
   const absent = missing.length === 0 ? '' : `, and ${missing.join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist`;
-  return new ConfigError(`${sources.where}: nothing to connect to (${subject} ${lacking}${absent}); give a file such as ~/.kube/config, as kubectl config view --raw writes it`);
+  return new KubeconfigError(`${sources.where}: nothing to connect to (${subject} ${lacking}${absent}); give a file such as ~/.kube/config, as kubectl config view --raw writes it`);
 }
 
 /**
@@ -311,13 +283,13 @@ function checkCluster(cluster: Entry, where: string): void {
   }
   // The token would travel in clear; say so here, in one line, not at the first request.
   if (server.startsWith('http:') && !insecure) {
-    throw new ConfigError(
+    throw new KubeconfigError(
       `${where}: cluster "${cluster.name}" has a plain http server ${redactUrl(server)}: use https, or set insecure-skip-tls-verify: true on that cluster to send credentials unencrypted`,
     );
   }
   if (optionalString(cluster.body, 'proxy-url', cluster) !== undefined) {
     // Requests would otherwise go straight to the server, past the proxy the kubeconfig asks for.
-    throw new ConfigError(`${where}: cluster "${cluster.name}" sets proxy-url, which tekton-resource-gc does not support; run it where the API server is reachable directly (such as in the cluster)`);
+    throw new KubeconfigError(`${where}: cluster "${cluster.name}" sets proxy-url, which tekton-resource-gc does not support; run it where the API server is reachable directly (such as in the cluster)`);
   }
 }
 
@@ -338,8 +310,8 @@ function checkUser(user: Entry): void {
   }
 }
 
-function entryError(entry: Entry, fault: string): ConfigError {
-  return new ConfigError(`kubeconfig "${entry.file}": ${entry.kind} "${entry.name}" ${fault}`);
+function entryError(entry: Entry, fault: string): KubeconfigError {
+  return new KubeconfigError(`kubeconfig "${entry.file}": ${entry.kind} "${entry.name}" ${fault}`);
 }
 
 function serverOf(cluster: Entry): string {

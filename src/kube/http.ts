@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { Connection } from './connect.js';
+import type { Connection } from './connection.js';
 import { CERTIFICATE_REJECTED, Interrupted, KubeError, isRetryable, type RequestPurpose } from './errors.js';
 import { ListScanner, MalformedListError } from './listbody.js';
 import { abortableSleep } from '../sleep.js';

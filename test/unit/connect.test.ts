@@ -6,8 +6,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { ConfigError } from '../../src/config.js';
 import { TOKEN_FILE_REFRESH_MS, loadConnection } from '../../src/kube/connect.js';
+import { KubeconfigError } from '../../src/kube/connection.js';
 
 const root = mkdtempSync(join(tmpdir(), 'trgc-connect-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -40,7 +40,7 @@ function kubeconfig(options: { cluster?: object; user?: object; context?: object
 
 async function rejects(promise: Promise<unknown>, message: RegExp): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof ConfigError, `a ConfigError, not ${String(error)}`);
+    assert.ok(error instanceof KubeconfigError, `a KubeconfigError, not ${String(error)}`);
     assert.match(error.message, message);
     assert.doesNotMatch(error.message, /\n/, 'one line');
     return true;
