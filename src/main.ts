@@ -13,14 +13,14 @@ import { KubeconfigError, unusableCredentials } from './kube/connection.js';
 import { KubeEvents } from './kube/events.js';
 import { KubeHttp, httpOptions } from './kube/http.js';
 import { createLogger, type Logger } from './log.js';
-import type { PassFacts } from './metrics.js';
+import { pushPassMetrics } from './passmetrics.js';
 import { PlanError, checkPlan, parsePlan, planPolicy, planVerdict, renderPlan, type Plan, type PlanCluster } from './plan.js';
 import { TerminalProgress, progressWanted } from './progress.js';
-import { redactUrl } from './redact.js';
 import { EXPLAIN_RENDERERS } from './report/explain.js';
 import { renderReportChunks } from './report/render.js';
 import { writeReportFile } from './reportfile.js';
 import { localTimeZone, runOnSchedule } from './schedule.js';
+import { stopOnSignals } from './signals.js';
 import { abortableSleep } from './sleep.js';
 import { runPass, type PassPlans } from './sweep.js';
 
@@ -242,22 +242,6 @@ async function onePass(config: Config, io: PassIo, plans: PassPlans = {}): Promi
   return exitCode;
 }
 
-/** A push that fails is logged and leaves the exit status alone: the pass itself went as it went. */
-async function pushPassMetrics(config: Pick<Config, 'pushgatewayUrl' | 'pushgatewayGrouping' | 'requestTimeoutMs'>, facts: PassFacts, log: Logger): Promise<void> {
-  const url = config.pushgatewayUrl;
-  if (url === undefined) return;
-  // The URL may hold basic-auth credentials; the logs never do.
-  const shown = redactUrl(url);
-  try {
-    // Loaded only when asked for: prom-client costs a third of a second and 10 MiB on every pass.
-    const { pushPass } = await import('./metrics.js');
-    await pushPass(url, facts, { grouping: config.pushgatewayGrouping ?? [], timeoutMs: config.requestTimeoutMs });
-    log.debug({ pushgateway: shown }, 'metrics pushed');
-  } catch (error) {
-    log.error({ pushgateway: shown, err: error instanceof Error ? error.message : String(error) }, 'could not push the metrics; the pass is not affected');
-  }
-}
-
 /** `explain NAMESPACE/NAME`: the decision for one target, on stdout; 1 when it cannot be read. */
 async function runExplain(config: Config, target: TargetName, env: NodeJS.ProcessEnv, planFile?: string): Promise<number> {
   let http: KubeHttp;
@@ -303,30 +287,6 @@ async function writeChunks(stream: NodeJS.WritableStream, chunks: Iterable<strin
   for (const chunk of chunks) {
     if (!stream.write(chunk)) await once(stream, 'drain');
   }
-}
-
-/**
- * SIGTERM (a CronJob's pod being stopped) or Ctrl-C: start no new delete, finish the ones
- * in flight, write the report. A second signal ends the process at once.
- */
-function stopOnSignals(log: Logger): { signal: AbortSignal; dispose: () => void } {
-  const controller = new AbortController();
-  const onSignal = (name: NodeJS.Signals): void => {
-    if (controller.signal.aborted) {
-      process.exit(128 + (name === 'SIGINT' ? 2 : 15));
-    }
-    log.warn({ signal: name }, 'stopping: no new request or delete will start');
-    controller.abort();
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-    },
-  };
 }
 
 function packageVersion(): string {
