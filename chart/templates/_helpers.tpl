@@ -171,14 +171,67 @@ exponent (Helm reads 1000000 as a float that prints as 1e+06), anything else as 
 {{- end }}
 
 {{/*
+The settings passed as flags rather than variables: value name -> flag name. Each is
+passed only when set away from its default, so that a release that leaves them alone
+renders exactly as it did before they existed (its CronJob unchanged by an upgrade).
+*/}}
+{{- define "tekton-resource-gc.argumentFlags" -}}
+collect: collect
+pvcFinalizer: pvc-finalizer
+maxDeletionsPerKind: max-deletions-per-kind
+{{- end }}
+
+{{/*
+The collectors, in the collector's order (its delete order), as values.schema.json's
+collectorName lists them.
+*/}}
+{{- define "tekton-resource-gc.collectorNames" -}}
+{{- toJson (list "pipelineresources" "affinity-assistants" "pac-secrets" "workspace-pvcs") }}
+{{- end }}
+
+{{/*
+The collector's flags for collect, pvcFinalizer and maxDeletionsPerKind, as JSON: none at
+their defaults; `--collect=a,b` in the order given, `--pvc-finalizer=purge`, and one
+`--max-deletions-per-kind=COLLECTOR=N` per cap in the collectors' order. Refuses, in one
+line each, what the collector would refuse: purge without workspace-pvcs, a cap on a
+collector that is off (the schema refuses unknown names and values).
+*/}}
+{{- define "tekton-resource-gc.collectorArgs" -}}
+{{- $collect := .Values.collect }}
+{{- $flags := list }}
+{{- if ne (join "," $collect) "pipelineresources" }}
+{{- $flags = append $flags (printf "--collect=%s" (join "," $collect)) }}
+{{- end }}
+{{- if ne .Values.pvcFinalizer "keep" }}
+{{- if not (has "workspace-pvcs" $collect) }}
+{{- fail (printf "pvcFinalizer: %s applies to the claims of workspace-pvcs, which collect (%s) does not name; add it, such as --set 'collect={%s}'" .Values.pvcFinalizer (join ", " $collect) (join "," (append $collect "workspace-pvcs"))) }}
+{{- end }}
+{{- $flags = append $flags (printf "--pvc-finalizer=%s" .Values.pvcFinalizer) }}
+{{- end }}
+{{- range $name := keys .Values.maxDeletionsPerKind | sortAlpha }}
+{{- if not (has $name $collect) }}
+{{- fail (printf "maxDeletionsPerKind: %s is capped but not in collect (%s); cap only collectors that are on, or add it, such as --set 'collect={%s}'" $name (join ", " $collect) (join "," (append $collect $name))) }}
+{{- end }}
+{{- end }}
+{{- range $name := include "tekton-resource-gc.collectorNames" . | fromJsonArray }}
+{{- if hasKey $.Values.maxDeletionsPerKind $name }}
+{{- $flags = append $flags (printf "--max-deletions-per-kind=%s=%s" $name (include "tekton-resource-gc.settingText" (get $.Values.maxDeletionsPerKind $name))) }}
+{{- end }}
+{{- end }}
+{{- toJson $flags }}
+{{- end }}
+
+{{/*
 The container's environment: extraEnv first, so that a setting's value may name one of
 its variables as $(NAME) (a password from a Secret in pushgatewayUrl); then one TRGC_
 variable per setting, in the order of the mapping. extraEnv may not set a variable of
-the chart's: two definitions of one name would leave which one wins to the reader.
+the chart's: two definitions of one name would leave which one wins to the reader. Nor
+the variables of the settings passed as flags: at their defaults no flag is passed, and
+such a variable would turn on a collector the RBAC does not cover.
 */}}
 {{- define "tekton-resource-gc.containerEnv" -}}
 {{- $settings := list }}
-{{- range $line := splitList "\n" (include "tekton-resource-gc.settingFlags" .) }}
+{{- range $line := concat (splitList "\n" (include "tekton-resource-gc.settingFlags" .)) (splitList "\n" (include "tekton-resource-gc.argumentFlags" .)) }}
 {{- $settings = append $settings (printf "TRGC_%s" (index (splitList ": " $line) 1 | upper | replace "-" "_")) }}
 {{- end }}
 {{- range .Values.extraEnv }}
@@ -276,21 +329,57 @@ The namespaces the collector looks in: all (empty), or the named ones less the e
 {{- end }}
 
 {{/*
-What the collector does with PipelineResources and runs: the same rules cluster-wide
+What the collector does, per collector on (`collect`): the same rules cluster-wide
 (ClusterRole) and per namespace (Role). It reads runs (a pass re-checks them with lists,
-never a watch), deletes PipelineResources only, and only when `dryRun` is false: a dry
-run's ServiceAccount may not delete, so the API server itself keeps it one. It changes
-nothing else but the Events it creates when `events` is on.
+never a watch) and the holders its collectors judge by (Pods and StatefulSets, by lists),
+and deletes only targets of the collectors on, and only when `dryRun` is false: a dry
+run's ServiceAccount may not delete, so the API server itself keeps it one. `patch` on
+PersistentVolumeClaims, to remove kubernetes.io/pvc-protection, only with purge. It
+changes nothing else but the Events it creates when `events` is on.
 */}}
-{{- define "tekton-resource-gc.tektonRules" -}}
+{{- define "tekton-resource-gc.collectorRules" -}}
+{{- $collect := .Values.collect }}
+{{- $live := not .Values.dryRun }}
+{{- if has "pipelineresources" $collect }}
 - apiGroups: ["tekton.dev"]
   resources: ["pipelineresources"]
   verbs: {{ if .Values.dryRun }}["get", "list"]{{ else }}["get", "list", "delete"]{{ end }}
+{{- end }}
 - apiGroups: ["tekton.dev"]
   resources: ["pipelineruns", "taskruns"]
   verbs: ["get", "list"]
+{{- if has "workspace-pvcs" $collect }}
+# workspace-pvcs: the claims Tekton made for runs.
+- apiGroups: [""]
+  resources: ["persistentvolumeclaims"]
+  verbs: ["get", "list"{{ if $live }}, "delete"{{ if eq .Values.pvcFinalizer "purge" }}, "patch"{{ end }}{{ end }}]
+{{- end }}
+{{- if has "affinity-assistants" $collect }}
+# affinity-assistants: the StatefulSets themselves{{ if has "workspace-pvcs" $collect }}; workspace-pvcs keeps a claim a StatefulSet names{{ end }}.
+- apiGroups: ["apps"]
+  resources: ["statefulsets"]
+  verbs: ["get", "list"{{ if $live }}, "delete"{{ end }}]
+{{- else if has "workspace-pvcs" $collect }}
+# workspace-pvcs keeps a claim a StatefulSet names.
+- apiGroups: ["apps"]
+  resources: ["statefulsets"]
+  verbs: ["list"]
+{{- end }}
+{{- if has "pac-secrets" $collect }}
+# pac-secrets: read as metadata only by the collector, but `list` and `get` on Secrets
+# grant their data too: prefer named namespaces.
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["get", "list"{{ if $live }}, "delete"{{ end }}]
+{{- end }}
+{{- if or (has "workspace-pvcs" $collect) (has "pac-secrets" $collect) }}
+# A claim or Secret a running Pod uses is kept.
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["list"]
+{{- end }}
 {{- if .Values.events }}
-# An Event about each PipelineResource deleted or that a dry run would delete.
+# An Event about each {{ if eq (join "," $collect) "pipelineresources" }}PipelineResource{{ else }}target{{ end }} deleted or that a dry run would delete.
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
   verbs: ["create"]

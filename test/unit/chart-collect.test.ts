@@ -1,0 +1,348 @@
+/**
+ * The chart's collectors (`collect`, `pvcFinalizer`, `maxDeletionsPerKind`) as `helm template`
+ * renders them, without a cluster: the RBAC of each collector on and of none off, `delete`
+ * and `patch` only for a live release, the flags the container gets, the values refused in
+ * one line, and the defaults rendered exactly as before collectors existed (golden files).
+ * What the API server makes of these rules, with the ServiceAccount's token:
+ * test/integration/chart.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { loadAllYaml, type V1ClusterRole, type V1Container, type V1CronJob, type V1Pod, type V1PolicyRule, type V1Role } from '@kubernetes/client-node';
+import { ensureBinaries } from '../../harness/build.js';
+import { exec, type Exit } from '../support/exec.js';
+import { assertGolden } from '../support/golden.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const CHART = path.join(ROOT, 'chart');
+
+type Values = Record<string, unknown>;
+type Manifest = { kind: string; metadata: { name: string; namespace?: string } } & Record<string, unknown>;
+
+let helm: string;
+let work: string;
+
+before(async () => {
+  work = await mkdtemp(path.join(tmpdir(), 'trgc-chart-collect-'));
+  helm = (await ensureBinaries(['helm'])).helm;
+});
+
+after(async () => {
+  if (work !== undefined) await rm(work, { recursive: true, force: true });
+});
+
+let files = 0;
+
+/** Helm with its caches and settings in the test's directory, and the values as a file (JSON keeps their types). */
+async function helmRun(args: readonly string[], values: Values): Promise<Exit> {
+  const file = path.join(work, `values-${files++}.json`);
+  await writeFile(file, JSON.stringify(values));
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: work,
+    HELM_CACHE_HOME: path.join(work, 'helm', 'cache'),
+    HELM_CONFIG_HOME: path.join(work, 'helm', 'config'),
+    HELM_DATA_HOME: path.join(work, 'helm', 'data'),
+  };
+  return exec(helm, [...args, '--values', file], { cwd: ROOT, env });
+}
+
+function template(values: Values, namespace = 'trgc-system'): Promise<Exit> {
+  return helmRun(['template', 'gc', CHART, '--namespace', namespace], values);
+}
+
+async function renderYaml(values: Values): Promise<string> {
+  const exit = await template(values);
+  assert.equal(exit.code, 0, `helm template failed:\n${exit.stderr}`);
+  return exit.stdout;
+}
+
+async function render(values: Values = {}): Promise<Manifest[]> {
+  const parsed = (loadAllYaml(await renderYaml(values)) as (Manifest | null)[]).filter((object): object is Manifest => object !== null);
+  return JSON.parse(JSON.stringify(parsed)) as Manifest[];
+}
+
+function rulesOf(rules: V1PolicyRule[] | undefined): string[] {
+  return (rules ?? []).map((rule) => `${(rule.apiGroups ?? []).join(',')} ${(rule.resources ?? []).join(',')} [${(rule.resourceNames ?? []).join(',')}] ${rule.verbs.join(',')}`).sort();
+}
+
+function one<T>(objects: Manifest[], kind: string, namespace?: string): T {
+  const found = objects.filter((object) => object.kind === kind && (namespace === undefined || object.metadata.namespace === namespace));
+  assert.equal(found.length, 1, `one ${kind}${namespace === undefined ? '' : ` in ${namespace}`}, found ${found.length}`);
+  return found[0] as T;
+}
+
+/** The rules of the release's one ClusterRole (every namespace). */
+async function clusterRules(values: Values): Promise<string[]> {
+  return rulesOf(one<V1ClusterRole>(await render(values), 'ClusterRole').rules);
+}
+
+function containerOf(objects: Manifest[]): V1Container {
+  const containers = one<V1CronJob>(objects, 'CronJob').spec?.jobTemplate.spec?.template.spec?.containers ?? [];
+  assert.equal(containers.length, 1);
+  return containers[0] as V1Container;
+}
+
+/** Whether `rule` (as rulesOf writes it) changes anything: delete, patch, or any verb that writes. */
+const writes = (rule: string): boolean => /[ ,](delete|patch|update|create|deletecollection)(,|$)/.test(rule) && !rule.startsWith('events.k8s.io ');
+
+const LIVE = { dryRun: false };
+const RUNS = 'tekton.dev pipelineruns,taskruns [] get,list';
+const NAMESPACES = ' namespaces [] get,list';
+const EVENTS = 'events.k8s.io events [] create';
+
+describe('the defaults render exactly as before collectors existed', () => {
+  it('the default release (a dry run of every namespace): the same objects, rules, args and variables, byte for byte', async () => {
+    assertGolden('chart-defaults.yaml', await renderYaml({}));
+  });
+
+  it('a live release in named namespaces applying a plan: the same, byte for byte', async () => {
+    assertGolden('chart-live-named-apply.yaml', await renderYaml({ dryRun: false, namespaces: ['team-a', 'team-b'], planConfigMap: 'reviewed-plan' }));
+  });
+
+  it('the defaults written out (collect [pipelineresources], pvcFinalizer keep, no caps) render as the defaults', async () => {
+    assert.equal(await renderYaml({ collect: ['pipelineresources'], pvcFinalizer: 'keep', maxDeletionsPerKind: {} }), await renderYaml({}));
+  });
+});
+
+describe('RBAC per collector: rules only for the collectors on', () => {
+  it('scenario 28: collect [pipelineresources, workspace-pvcs] grants PVCs, Pods and StatefulSets, nothing on Secrets', async () => {
+    const rules = await clusterRules({ ...LIVE, collect: ['pipelineresources', 'workspace-pvcs'] });
+    assert.deepEqual(rules, [
+      NAMESPACES,
+      ' persistentvolumeclaims [] get,list,delete',
+      ' pods [] list',
+      'apps statefulsets [] list',
+      EVENTS,
+      'tekton.dev pipelineresources [] get,list,delete',
+      RUNS,
+    ]);
+    assert.ok(!rules.some((rule) => rule.includes('secrets')));
+  });
+
+  // Each collector alone, live and cluster-wide: exactly its rules, the runs and namespaces every collector reads, and Events.
+  const ALONE: Record<string, string[]> = {
+    pipelineresources: [NAMESPACES, EVENTS, 'tekton.dev pipelineresources [] get,list,delete', RUNS],
+    'workspace-pvcs': [NAMESPACES, ' persistentvolumeclaims [] get,list,delete', ' pods [] list', 'apps statefulsets [] list', EVENTS, RUNS],
+    'affinity-assistants': [NAMESPACES, 'apps statefulsets [] get,list,delete', EVENTS, RUNS],
+    'pac-secrets': [NAMESPACES, ' pods [] list', ' secrets [] get,list,delete', EVENTS, RUNS],
+  };
+
+  for (const [collector, expected] of Object.entries(ALONE)) {
+    it(`${collector} alone: its own rules and no other collector's`, async () => {
+      assert.deepEqual(await clusterRules({ ...LIVE, collect: [collector] }), expected);
+    });
+  }
+
+  it('all four at once: the union, StatefulSets once with the verbs of affinity-assistants', async () => {
+    assert.deepEqual(await clusterRules({ ...LIVE, collect: ['pipelineresources', 'affinity-assistants', 'pac-secrets', 'workspace-pvcs'] }), [
+      NAMESPACES,
+      ' persistentvolumeclaims [] get,list,delete',
+      ' pods [] list',
+      ' secrets [] get,list,delete',
+      'apps statefulsets [] get,list,delete',
+      EVENTS,
+      'tekton.dev pipelineresources [] get,list,delete',
+      RUNS,
+    ]);
+  });
+
+  it('pvcFinalizer purge adds patch on PersistentVolumeClaims, and nothing else', async () => {
+    const keep = await clusterRules({ ...LIVE, collect: ['workspace-pvcs'] });
+    const purge = await clusterRules({ ...LIVE, collect: ['workspace-pvcs'], pvcFinalizer: 'purge' });
+    assert.deepEqual(
+      purge,
+      keep.map((rule) => (rule === ' persistentvolumeclaims [] get,list,delete' ? ' persistentvolumeclaims [] get,list,delete,patch' : rule)),
+    );
+  });
+
+  it('a dry run may neither delete nor patch, for any collector, purge included; its reads are the live ones', async () => {
+    const all = { collect: ['pipelineresources', 'affinity-assistants', 'pac-secrets', 'workspace-pvcs'], pvcFinalizer: 'purge' };
+    const dry = await clusterRules(all);
+    assert.deepEqual(dry.filter(writes), []);
+    const live = await clusterRules({ ...all, ...LIVE });
+    const readsOf = (rules: string[]): string[] => rules.map((rule) => rule.replace(/,(delete|patch)/g, '')).sort();
+    assert.deepEqual(readsOf(live), dry);
+    assert.deepEqual(live.filter(writes), [
+      ' persistentvolumeclaims [] get,list,delete,patch',
+      ' secrets [] get,list,delete',
+      'apps statefulsets [] get,list,delete',
+      'tekton.dev pipelineresources [] get,list,delete',
+    ]);
+  });
+
+  it('without pipelineresources, nothing on PipelineResources; runs are still read', async () => {
+    const rules = await clusterRules({ ...LIVE, collect: ['pac-secrets'] });
+    assert.ok(!rules.some((rule) => rule.includes('pipelineresources')));
+    assert.ok(rules.includes(RUNS));
+  });
+
+  it('without events, no Event rule for the leftover collectors either', async () => {
+    assert.deepEqual(await clusterRules({ ...LIVE, events: false, collect: ['affinity-assistants'] }), [NAMESPACES, 'apps statefulsets [] get,list,delete', RUNS]);
+  });
+
+  it('named namespaces: a Role in each collected one with the collectors\' rules, and nothing of theirs cluster-wide', async () => {
+    const objects = await render({ ...LIVE, namespaces: ['team-a', 'team-b', 'team-c'], excludeNamespaces: ['team-c'], collect: ['workspace-pvcs', 'pac-secrets'], pvcFinalizer: 'purge' });
+    assert.deepEqual(
+      objects.filter((object) => object.kind === 'Role').map((object) => object.metadata.namespace),
+      ['team-a', 'team-b'],
+    );
+    for (const namespace of ['team-a', 'team-b']) {
+      assert.deepEqual(rulesOf(one<V1Role>(objects, 'Role', namespace).rules), [
+        ' persistentvolumeclaims [] get,list,delete,patch',
+        ' pods [] list',
+        ' secrets [] get,list,delete',
+        'apps statefulsets [] list',
+        EVENTS,
+        RUNS,
+      ]);
+    }
+    assert.deepEqual(rulesOf(one<V1ClusterRole>(objects, 'ClusterRole').rules), [' namespaces [team-a,team-b] get']);
+    assert.equal(objects.filter((object) => object.kind === 'ClusterRoleBinding').length, 1);
+  });
+
+  it('shards: one ClusterRole with the collectors\' rules, and list on Namespaces for the selectors', async () => {
+    const rules = await clusterRules({ ...LIVE, collect: ['affinity-assistants'], shards: [{ name: 'a', namespaceSelector: 'shard=a' }, { name: 'b', namespaceSelector: 'shard=b' }] });
+    assert.deepEqual(rules, ALONE['affinity-assistants']);
+  });
+
+  it('rbac.create false renders no RBAC whatever is collected', async () => {
+    const objects = await render({ ...LIVE, collect: ['pac-secrets'], rbac: { create: false } });
+    assert.deepEqual(objects.map((object) => object.kind).sort(), ['CronJob', 'Pod', 'ServiceAccount']);
+  });
+});
+
+describe('the collectors reach the container as flags', () => {
+  it('collect as --collect=a,b in the order given; the defaults pass no flag', async () => {
+    assert.deepEqual(containerOf(await render({})).args, ['run']);
+    assert.deepEqual(containerOf(await render({ collect: ['workspace-pvcs', 'pipelineresources'] })).args, ['run', '--collect=workspace-pvcs,pipelineresources']);
+    assert.deepEqual(containerOf(await render({ collect: ['pac-secrets'] })).args, ['run', '--collect=pac-secrets']);
+  });
+
+  it('pvcFinalizer purge as --pvc-finalizer=purge; caps as one --max-deletions-per-kind=COLLECTOR=N each, in the collectors\' order, whole numbers as written', async () => {
+    const objects = await render({
+      collect: ['pipelineresources', 'pac-secrets', 'workspace-pvcs'],
+      pvcFinalizer: 'purge',
+      maxDeletionsPerKind: { 'workspace-pvcs': 2000000, pipelineresources: 0, 'pac-secrets': 500 },
+    });
+    assert.deepEqual(containerOf(objects).args, [
+      'run',
+      '--collect=pipelineresources,pac-secrets,workspace-pvcs',
+      '--pvc-finalizer=purge',
+      '--max-deletions-per-kind=pipelineresources=0',
+      '--max-deletions-per-kind=pac-secrets=500',
+      '--max-deletions-per-kind=workspace-pvcs=2000000',
+    ]);
+    // A cap on the default collector alone: only that flag.
+    assert.deepEqual(containerOf(await render({ maxDeletionsPerKind: { pipelineresources: 10 } })).args, ['run', '--max-deletions-per-kind=pipelineresources=10']);
+  });
+
+  it('the variables are the same with or without collectors: only the args change', async () => {
+    const env = (objects: Manifest[]): unknown => containerOf(objects).env;
+    assert.deepEqual(env(await render({ collect: ['workspace-pvcs'], pvcFinalizer: 'purge', maxDeletionsPerKind: { 'workspace-pvcs': 5 } })), env(await render({})));
+  });
+
+  it("apply mode passes them after the plan; helm test's pod makes its dry run with them; every shard's CronJob has them", async () => {
+    const values = { ...LIVE, collect: ['pipelineresources', 'workspace-pvcs'], pvcFinalizer: 'purge', planConfigMap: 'reviewed-plan' };
+    const objects = await render(values);
+    assert.deepEqual(containerOf(objects).args, ['apply', '/etc/tekton-resource-gc/plan/plan.json', '--collect=pipelineresources,workspace-pvcs', '--pvc-finalizer=purge']);
+    assert.deepEqual(one<V1Pod>(objects, 'Pod').spec?.containers[0]?.args, ['run', '--collect=pipelineresources,workspace-pvcs', '--pvc-finalizer=purge']);
+    const sharded = await render({ collect: ['pac-secrets'], shards: [{ name: 'a', namespaceSelector: 'shard=a' }, { name: 'b', namespaceSelector: 'shard=b' }] });
+    const cronJobs = sharded.filter((object) => object.kind === 'CronJob') as V1CronJob[];
+    assert.deepEqual(
+      cronJobs.map((cronJob) => cronJob.spec?.jobTemplate.spec?.template.spec?.containers[0]?.args),
+      [['run', '--collect=pac-secrets'], ['run', '--collect=pac-secrets']],
+    );
+  });
+});
+
+describe('bad collector values fail the render, each in one line that says what to set', () => {
+  /** The one line of stderr that states the error, whatever Helm prints around it. */
+  async function refusal(values: Values): Promise<string> {
+    const exit = await template(values);
+    assert.notEqual(exit.code, 0, `rendered:\n${exit.stdout}`);
+    return exit.stderr;
+  }
+
+  const VALID = "'pipelineresources', 'affinity-assistants', 'pac-secrets', 'workspace-pvcs'";
+
+  // The schema's checks: Helm names the value's path and what it takes, on one line.
+  const SCHEMA: { why: string; values: Values; line: RegExp }[] = [
+    { why: 'an unknown collector', values: { collect: ['pipelineresources', 'pvcs'] }, line: new RegExp(`^.*at '/collect/1': value must be one of ${VALID}$`, 'm') },
+    { why: 'all, which does not exist', values: { collect: ['all'] }, line: new RegExp(`^.*at '/collect/0': value must be one of ${VALID}$`, 'm') },
+    { why: 'one collector as a string', values: { collect: 'workspace-pvcs' }, line: /^.*at '\/collect': got string, want array$/m },
+    { why: 'no collector', values: { collect: [] }, line: /^.*at '\/collect': minItems: got 0, want 1$/m },
+    { why: 'a collector twice', values: { collect: ['pac-secrets', 'pac-secrets'] }, line: /^.*at '\/collect': items at 0 and 1 are equal$/m },
+    { why: 'an unknown pvcFinalizer', values: { pvcFinalizer: 'delete' }, line: /^.*at '\/pvcFinalizer': value must be one of 'keep', 'purge'$/m },
+    { why: 'a cap on an unknown collector', values: { maxDeletionsPerKind: { pvcs: 5 } }, line: /^.*at '\/maxDeletionsPerKind': additional properties 'pvcs' not allowed$/m },
+    { why: 'a negative cap', values: { maxDeletionsPerKind: { 'pac-secrets': -1 } }, line: /^.*at '\/maxDeletionsPerKind\/pac-secrets': minimum: got -1, want 0$/m },
+    { why: 'a fractional cap', values: { maxDeletionsPerKind: { 'pac-secrets': 2.5 } }, line: /^.*at '\/maxDeletionsPerKind\/pac-secrets': got number, want integer$/m },
+  ];
+
+  for (const { why, values, line } of SCHEMA) {
+    it(`refuses ${why}`, async () => {
+      const stderr = await refusal(values);
+      assert.match(stderr, /values don't meet the specifications of the schema/);
+      assert.match(stderr, line);
+    });
+  }
+
+  // The chart's own checks, across values: the whole error is one line (and Helm's hint to use --debug).
+  const CHART: { why: string; values: Values; line: RegExp }[] = [
+    {
+      why: 'purge without workspace-pvcs',
+      values: { pvcFinalizer: 'purge' },
+      line: /pvcFinalizer: purge applies to the claims of workspace-pvcs, which collect \(pipelineresources\) does not name; add it, such as --set 'collect=\{pipelineresources,workspace-pvcs\}'$/,
+    },
+    {
+      why: 'a cap on a collector that is off',
+      values: { collect: ['pipelineresources', 'workspace-pvcs'], maxDeletionsPerKind: { 'pac-secrets': 5 } },
+      line: /maxDeletionsPerKind: pac-secrets is capped but not in collect \(pipelineresources, workspace-pvcs\); cap only collectors that are on, or add it, such as --set 'collect=\{pipelineresources,workspace-pvcs,pac-secrets\}'$/,
+    },
+    {
+      why: 'extraEnv setting TRGC_COLLECT, which would collect behind the RBAC',
+      values: { extraEnv: [{ name: 'TRGC_COLLECT', value: 'pac-secrets' }] },
+      line: /extraEnv: TRGC_COLLECT is the chart's own variable for a setting; set the setting's value instead/,
+    },
+  ];
+
+  for (const { why, values, line } of CHART) {
+    it(`refuses ${why}`, async () => {
+      const lines = (await refusal(values)).split('\n').filter((text) => text.trim() !== '' && !text.startsWith('Use --debug flag'));
+      assert.equal(lines.length, 1, lines.join('\n'));
+      assert.match(lines[0] ?? '', line);
+    });
+  }
+
+  it('takes the same kinds of value when they are right', async () => {
+    await render({ ...LIVE, collect: ['workspace-pvcs'], pvcFinalizer: 'purge', maxDeletionsPerKind: { 'workspace-pvcs': 0 } });
+  });
+});
+
+describe('NOTES', () => {
+  async function notes(values: Values): Promise<string> {
+    const exit = await helmRun(['install', 'gc', CHART, '--namespace', 'trgc-system', '--dry-run=client'], values);
+    assert.equal(exit.code, 0, exit.stderr);
+    return exit.stdout.slice(exit.stdout.indexOf('NOTES:\n'));
+  }
+
+  it('name the collectors, the finalizer mode and the caps when set; warn that pac-secrets in every namespace reads every Secret', async () => {
+    const text = await notes({ ...LIVE, collect: ['pipelineresources', 'pac-secrets', 'workspace-pvcs'], pvcFinalizer: 'purge', maxDeletionsPerKind: { 'pac-secrets': 50 } });
+    assert.match(text, /LIVE: this release DELETES what it collects on every pass\./);
+    assert.match(text, /^Collects: +pipelineresources, pac-secrets, workspace-pvcs; PVC finalizer: purge; at most 50 pac-secrets per pass$/m);
+    assert.match(text, /this ServiceAccount may read every Secret of\s+the cluster/);
+    const named = await notes({ collect: ['pac-secrets'], namespaces: ['team-a'] });
+    assert.match(named, /^Collects: +pac-secrets$/m);
+    assert.doesNotMatch(named, /every Secret/);
+  });
+
+  it('say nothing of collectors for the defaults', async () => {
+    const text = await notes(LIVE);
+    assert.match(text, /LIVE: this release DELETES PipelineResources on every pass\./);
+    assert.doesNotMatch(text, /Collects:/);
+  });
+});
