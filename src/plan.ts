@@ -249,7 +249,7 @@ export function planVerdict(plan: Plan, target: Pick<TargetRecord, 'namespace' |
 }
 
 function plannedTarget(entry: PlanEntry): TargetRecord {
-  return { namespace: entry.namespace, name: entry.name, uid: entry.uid, resourceVersion: entry.resourceVersion, createdAt: '', labels: {}, annotations: {}, ownerReferences: [] };
+  return { kind: 'PipelineResource', namespace: entry.namespace, name: entry.name, uid: entry.uid, resourceVersion: entry.resourceVersion, createdAt: '', labels: {}, annotations: {}, ownerReferences: [] };
 }
 
 function key(target: { namespace: string; name: string }): string {

@@ -36,11 +36,15 @@ const LIFTED: { readonly [R in Reason]: Lifted } = {
   'namespace-retained': { by: 'change', until: 'the retain label of its namespace is removed or set to "false"' },
   'retention-invalid': { by: 'change', until: 'its retention value is fixed or removed' },
   'unreadable-run': { by: 'change', until: 'the run with references of an unexpected shape is fixed or deleted' },
+  'user-claimed': { by: 'change', until: 'no run but its owner binds it by name in a workspace' },
   'referenced-by-active-run': { by: 'change', until: 'every run that references it has finished' },
+  'in-use-by-pod': { by: 'change', until: 'every Pod that uses it has finished (Succeeded or Failed) or is deleted' },
+  'in-use-by-statefulset': { by: 'change', until: 'the StatefulSet that names it is deleted' },
   'too-young': { by: 'time' },
   'retain-until': { by: 'time' },
   'retain-for': { by: 'time' },
   'runs-finished': { by: 'nothing' },
+  'owner-gone': { by: 'nothing' },
   unreferenced: { by: 'nothing' },
 };
 

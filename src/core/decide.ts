@@ -1,58 +1,16 @@
 /**
- * The ordered rules of docs/spec.md ("The decision"): each rule is a small predicate that returns a
- * verdict or null, and the first verdict wins. `now` is passed in; nothing here reads the clock.
+ * The decision: each target's collector (collectors.ts) lists the rows of its table, small
+ * predicates over the facts gathered here (rules.ts), and the first verdict wins (docs/spec.md,
+ * "The decision" and "Leftovers"). `now` is passed in; nothing here reads the clock.
  */
+import { COLLECTOR_NAMES, COLLECTORS, type Collector } from './collectors.js';
+import type { DecisionFacts, EffectiveRetainFor, OwnerRetain, RuleEnd, TargetFacts, Verdict } from './facts.js';
 import { buildGraph, compareText, type ReferenceGraph } from './graph.js';
-import {
-  formatDuration,
-  formatInstant,
-  formatRetentionDuration,
-  parseTimestampMs,
-  readNamespaceRetain,
-  readTargetRetention,
-  retainValues,
-  retentionKeys,
-  type RetentionValue,
-} from './retention.js';
-import { isActive } from './runs.js';
-import type { Action, ClusterView, Decision, Policy, Reason, ReferenceView, RetentionDuration, RunRecord, TargetRecord } from './types.js';
+import { parseTimestampMs, readNamespaceRetain, readTargetRetention, retainValues, retentionKeys } from './retention.js';
+import { holdersShown, unreferenced } from './rules.js';
+import type { Action, ClusterView, Decision, Policy, Reason, ReferenceView, RetentionDuration, TargetKindName, TargetRecord } from './types.js';
 
-/** The rules that time alone lifts (6-8), each named by the setting it reads. */
-export type TimeBound = 'min-age' | 'retain-until' | 'retain-for';
-
-/**
- * When a rule that time lifts stops keeping the target: an instant (epoch ms), `never`
- * (`retain-for: forever`), or `unknown` (counted from a creation time that cannot be read).
- */
-export type RuleEnd = number | 'never' | 'unknown';
-
-/** Rule 8's duration and where it is set: the target's own label or annotation, else the policy (`--retain-for`). */
-export type EffectiveRetainFor = { duration: RetentionDuration; setBy: 'target'; own: RetentionValue<RetentionDuration> } | { duration: RetentionDuration; setBy: 'policy' };
-
-/**
- * The facts a decision stands on, gathered once and read by the rules: `explain` renders
- * them and `collectableAt` reads them, so neither can reach a different answer.
- */
-export interface DecisionFacts {
-  /** metadata.creationTimestamp in epoch ms; undefined when it cannot be read. */
-  createdMs: number | undefined;
-  /** The newest completionTime among the referencing runs, in epoch ms. */
-  lastFinishMs: number | undefined;
-  /** Rule 1: `retain` as the label and the annotation write it, the label first; either one that retains is enough. */
-  retain: readonly RetentionValue<boolean>[];
-  /** Rule 2: the namespace's `retain` label, when the namespace was read and has one. */
-  namespaceRetain: RetentionValue<boolean> | undefined;
-  /** Rule 3: one message per retention value that cannot be parsed. */
-  invalid: readonly string[];
-  /** Rule 6: the policy's minimum age. */
-  minAgeMs: number;
-  /** Rule 7: the target's `retain-until`, when set and valid. */
-  retainUntil: RetentionValue<number> | undefined;
-  /** Rule 8: the target's own `retain-for`, else the policy's; undefined when neither is set. */
-  retainFor: EffectiveRetainFor | undefined;
-  /** When each rule that time lifts stops keeping the target; a rule that does not apply is absent. Rules 6-8 compare now with these. */
-  ends: { readonly 'min-age': RuleEnd; readonly 'retain-until'?: number; readonly 'retain-for'?: RuleEnd };
-}
+export type { DecisionFacts, EffectiveRetainFor, RuleEnd, TimeBound } from './facts.js';
 
 /** A decision with the facts it stands on; the report takes only the decision. */
 export interface DecisionWithFacts {
@@ -60,36 +18,50 @@ export interface DecisionWithFacts {
   facts: DecisionFacts;
 }
 
-/** Everything the rules look at for one target, gathered once. */
-interface TargetFacts extends DecisionFacts {
-  target: TargetRecord;
-  nowMs: number;
-  references: readonly ReferenceView[];
-  unreadableRuns: readonly RunRecord[];
-  warnings: readonly string[];
-}
-
-interface Verdict {
-  reason: Reason;
-  message: string;
-}
-
-type Rule = (facts: TargetFacts) => Verdict | null;
-
-/** Each target's decision, sorted by namespace then name. The facts of each are dropped as soon as it is decided: a pass decides tens of thousands. */
+/**
+ * Each target's decision, sorted by namespace, kind, then name. The facts of each are dropped
+ * as soon as it is decided: a pass decides tens of thousands.
+ */
 export function decide(view: ClusterView, policy: Policy, now: Date): Decision[] {
-  const pass: Pass = { view, graph: buildGraph(view.runs), policy, nowMs: now.getTime() };
-  return view.targets.map((target) => decideTarget(gatherFacts(target, pass)).decision).sort(byTarget);
+  return decideEach(view, policy, now, (decided) => decided.decision).sort(byTarget);
 }
 
 /** decide(), each decision with the facts it stands on (for `explain`). */
 export function decideWithFacts(view: ClusterView, policy: Policy, now: Date): DecisionWithFacts[] {
-  const pass: Pass = { view, graph: buildGraph(view.runs), policy, nowMs: now.getTime() };
-  return view.targets.map((target) => decideTarget(gatherFacts(target, pass))).sort((a, b) => byTarget(a.decision, b.decision));
+  return decideEach(view, policy, now, (decided) => decided).sort((a, b) => byTarget(a.decision, b.decision));
+}
+
+/**
+ * Decides collector by collector in delete order (COLLECTOR_NAMES), so that a StatefulSet this
+ * pass deletes is known when the claims it names are decided: it no longer holds them (rule 8;
+ * its Pod still may, rule 7). The delete phase deletes in the same order and re-checks each
+ * claim against the StatefulSets listed again, so a StatefulSet that survives still holds it.
+ */
+function decideEach<T>(view: ClusterView, policy: Policy, now: Date, keep: (decided: DecisionWithFacts) => T): T[] {
+  const holders = { ...(view.pods !== undefined && { pods: view.pods }), ...(view.statefulSets !== undefined && { statefulSets: view.statefulSets }) };
+  const pass: Pass = { view, graph: buildGraph(view.runs, holders), policy, nowMs: now.getTime(), released: new Set() };
+  const byKind = new Map<TargetKindName, TargetRecord[]>();
+  for (const target of view.targets) {
+    const list = byKind.get(target.kind);
+    if (list === undefined) byKind.set(target.kind, [target]);
+    else list.push(target);
+  }
+  // Only a StatefulSet can be released, and only when some StatefulSet is listed as a holder.
+  const tracksReleases = (view.statefulSets?.length ?? 0) > 0;
+  const decided: T[] = [];
+  for (const name of COLLECTOR_NAMES) {
+    const collector = COLLECTORS[name];
+    for (const target of byKind.get(collector.kind) ?? []) {
+      const one = decideTarget(gatherFacts(target, collector, pass), collector);
+      if (tracksReleases && one.decision.action === 'delete') pass.released.add(target.uid);
+      decided.push(keep(one));
+    }
+  }
+  return decided;
 }
 
 function byTarget(a: Decision, b: Decision): number {
-  return compareText(a.target.namespace, b.target.namespace) || compareText(a.target.name, b.target.name);
+  return compareText(a.target.namespace, b.target.namespace) || compareText(a.target.kind, b.target.kind) || compareText(a.target.name, b.target.name);
 }
 
 interface Pass {
@@ -97,28 +69,35 @@ interface Pass {
   graph: ReferenceGraph;
   policy: Policy;
   nowMs: number;
+  /** uids of the targets decided `delete` so far in this pass (collector order). */
+  released: Set<string>;
 }
 
-function gatherFacts(target: TargetRecord, pass: Pass): TargetFacts {
+const NO_HOLDERS: TargetFacts['holders'] = { activePods: [], statefulSets: [], released: [] };
+
+function gatherFacts(target: TargetRecord, collector: Collector, pass: Pass): TargetFacts {
   const { policy } = pass;
   const keys = retentionKeys(policy.labelPrefix);
   const namespace = pass.view.namespaces.get(target.namespace);
   const namespaceWarnings: string[] = [];
   const namespaceRetain = namespace && readNamespaceRetain(namespace, keys.retain, namespaceWarnings);
   const retention = readTargetRetention(target, policy.labelPrefix);
-  const references = pass.graph.referencingRuns(target);
+  const links = gatherLinks(target, collector, pass.graph, keys.retain);
   const createdMs = parseTimestampMs(target.createdAt);
-  const lastFinishMs = newestFinish(references);
+  const lastFinishMs = newestFinish(links.references);
   const retainFor: EffectiveRetainFor | undefined =
     retention.retainFor !== undefined
       ? { duration: retention.retainFor.value, setBy: 'target', own: retention.retainFor }
       : policy.retainFor && { duration: policy.retainFor, setBy: 'policy' };
+  const holders = collector.reads.pods || collector.reads.statefulSets ? pass.graph.holders(target, collector.heldBy, pass.released) : NO_HOLDERS;
+  const releasedWarnings = holders.released.map((sts) => `StatefulSet ${sts.name} names it and is deleted before it in this pass`);
   return {
     target,
     nowMs: pass.nowMs,
     createdMs,
     lastFinishMs,
     retain: retainValues(target, keys.retain),
+    ...(links.ownerRetain !== undefined && { ownerRetain: links.ownerRetain }),
     namespaceRetain,
     invalid: retention.invalid,
     minAgeMs: policy.minAgeMs,
@@ -129,11 +108,35 @@ function gatherFacts(target: TargetRecord, pass: Pass): TargetFacts {
       ...(retention.retainUntil !== undefined && { 'retain-until': retention.retainUntil.value }),
       ...(retainFor !== undefined && { 'retain-for': retainForEnd(retainFor.duration, lastFinishMs ?? createdMs) }),
     },
-    references,
-    unreadableRuns: pass.graph.unreadableRuns(target.namespace),
-    warnings: [...retention.warnings, ...namespaceWarnings.map((w) => `namespace ${target.namespace}: ${w}`)],
+    references: links.references,
+    unreadableRuns: collector.runProblems === 'references' ? pass.graph.unreadableRuns(target.namespace) : pass.graph.unreadableLinkRuns(target.namespace),
+    userClaims: links.userClaims,
+    holders,
+    warnings: [...retention.warnings, ...namespaceWarnings.map((w) => `namespace ${target.namespace}: ${w}`), ...releasedWarnings],
   };
 }
+
+/**
+ * A target's links as its collector reads them. PipelineResources: the runs that reference it
+ * (a gone owner leaves no trace). Leftovers (`ownerRun`): the linked runs and the gone owners,
+ * `retain` on the owners that exist (rule 1), and the runs that claim it (rule 5).
+ */
+function gatherLinks(
+  target: TargetRecord,
+  collector: Collector,
+  graph: ReferenceGraph,
+  retainKey: string,
+): { references: readonly ReferenceView[]; userClaims: readonly ReferenceView[]; ownerRetain?: readonly OwnerRetain[] } {
+  if (!collector.ownerRun) return { references: graph.referencingRuns(target), userClaims: [] };
+  const links = graph.links(target, collector.links);
+  return {
+    references: [...links.linked, ...links.goneOwners].sort((a, b) => compareText(a.kind, b.kind) || compareText(a.name, b.name)),
+    userClaims: links.userClaims,
+    ownerRetain: links.ownerRuns.flatMap((run) => retainValues(run.retain ?? NO_LABELS, retainKey).map((value) => ({ ...value, run }))),
+  };
+}
+
+const NO_LABELS = { labels: {}, annotations: {} };
 
 /** Rule 8 counts from the newest completion of a referencing run, else from the creation. */
 function retainForEnd(duration: RetentionDuration, sinceMs: number | undefined): RuleEnd {
@@ -141,8 +144,9 @@ function retainForEnd(duration: RetentionDuration, sinceMs: number | undefined):
   return sinceMs === undefined ? 'unknown' : sinceMs + duration.ms;
 }
 
-function decideTarget(facts: TargetFacts): DecisionWithFacts {
-  const verdict = firstVerdict(facts);
+function decideTarget(facts: TargetFacts, collector: Collector): DecisionWithFacts {
+  const verdict = firstVerdict(facts, collector);
+  const heldBy = holdersShown(facts);
   const decision: Decision = {
     target: facts.target,
     action: actionFor(verdict.reason),
@@ -150,14 +154,9 @@ function decideTarget(facts: TargetFacts): DecisionWithFacts {
     message: verdict.message,
     references: facts.references,
     warnings: facts.warnings,
+    ...(heldBy.length > 0 && { heldBy }),
   };
   return { decision, facts };
-}
-
-/** Whether a rule that time lifts still keeps the target at `nowMs`: until its end, exclusive; a rule that does not apply keeps nothing. */
-function stillKeeps(end: RuleEnd | undefined, nowMs: number): boolean {
-  if (end === undefined) return false;
-  return typeof end === 'number' ? nowMs < end : true;
 }
 
 export function actionFor(reason: Reason): Action {
@@ -166,132 +165,27 @@ export function actionFor(reason: Reason): Action {
     case 'namespace-retained':
     case 'retention-invalid':
     case 'unreadable-run':
+    case 'user-claimed':
     case 'referenced-by-active-run':
+    case 'in-use-by-pod':
+    case 'in-use-by-statefulset':
     case 'too-young':
     case 'retain-until':
     case 'retain-for':
       return 'keep';
     case 'runs-finished':
+    case 'owner-gone':
     case 'unreferenced':
       return 'delete';
   }
 }
 
-/** Rules 1-9 in order; rule 10 is what is left. */
-const RULES: readonly Rule[] = [
-  retained,
-  namespaceRetained,
-  retentionInvalid,
-  unreadableRun,
-  referencedByActiveRun,
-  tooYoung,
-  retainUntil,
-  retainFor,
-  runsFinished,
-];
-
-function firstVerdict(facts: TargetFacts): Verdict {
-  for (const rule of RULES) {
+function firstVerdict(facts: TargetFacts, collector: Collector): Verdict {
+  for (const rule of collector.rules) {
     const verdict = rule(facts);
     if (verdict !== null) return verdict;
   }
-  return unreferenced();
-}
-
-/** 1: the label or the annotation `<prefix>/retain` on the target is anything but `false`; either one is enough. */
-function retained({ retain: values }: TargetFacts): Verdict | null {
-  const retain = values.find((value) => value.value);
-  if (retain === undefined) return null;
-  return { reason: 'retained', message: `retained by ${retain.source} ${retain.key}="${retain.text}"` };
-}
-
-/** 2: the namespace's `<prefix>/retain` label (a label only), any value but `false` as in rule 1. */
-function namespaceRetained({ namespaceRetain, target }: TargetFacts): Verdict | null {
-  if (namespaceRetain?.value !== true) return null;
-  return { reason: 'namespace-retained', message: `namespace ${target.namespace} is retained by label ${namespaceRetain.key}="${namespaceRetain.text}"` };
-}
-
-/** 3: a retention value that cannot be parsed: keep rather than guess what was meant. */
-function retentionInvalid({ invalid }: TargetFacts): Verdict | null {
-  if (invalid.length === 0) return null;
-  return { reason: 'retention-invalid', message: invalid.join('; ') };
-}
-
-/** 4: a run in the namespace names something unknown: it may be this target. */
-function unreadableRun({ unreadableRuns }: TargetFacts): Verdict | null {
-  const [first, ...others] = unreadableRuns;
-  if (first === undefined) return null;
-  const where = first.namespace === '' ? 'whose namespace cannot be read' : `in namespace ${first.namespace}`;
-  const problem = first.problems.map((p) => `${p.field}: ${p.problem}`).join('; ');
-  return {
-    reason: 'unreadable-run',
-    message: `${first.kind} ${first.name || '(unnamed)'} ${where} has references of an unexpected shape (${problem})${andMore(others.length, 'unreadable run')}, so what it names is unknown`,
-  };
-}
-
-/** 5: an active run resolves this target on every reconcile; deleting it fails the run. */
-function referencedByActiveRun({ references }: TargetFacts): Verdict | null {
-  const [first, ...others] = references.filter((ref) => isActive(ref.state));
-  if (first === undefined) return null;
-  return {
-    reason: 'referenced-by-active-run',
-    message: `referenced by active ${first.kind} ${first.name} (${first.state})${andMore(others.length, 'active run')}`,
-  };
-}
-
-/** 6: younger than minAge (exactly minAge is old enough); an unreadable or future creation time is young. */
-function tooYoung({ createdMs, nowMs, minAgeMs, ends, target }: TargetFacts): Verdict | null {
-  if (!stillKeeps(ends['min-age'], nowMs)) return null;
-  const minAge = formatDuration(minAgeMs);
-  if (createdMs === undefined) {
-    return { reason: 'too-young', message: `creation time "${target.createdAt}" cannot be read; min age ${minAge}` };
-  }
-  const age = nowMs - createdMs;
-  const when = age < 0 ? `${formatDuration(age)} from now by this clock` : `${formatDuration(age)} ago`;
-  return { reason: 'too-young', message: `created ${when}; min age ${minAge}` };
-}
-
-/** 7: `<prefix>/retain-until` still in the future (equal to now is not). */
-function retainUntil({ retainUntil: until, ends, nowMs }: TargetFacts): Verdict | null {
-  if (until === undefined || !stillKeeps(ends['retain-until'], nowMs)) return null;
-  return { reason: 'retain-until', message: `retained until ${formatInstant(until.value)} by ${until.source} ${until.key}` };
-}
-
-/**
- * 8: retain-for (the target's own, else the global one) has not elapsed since the newest
- * completion among its referencing runs, or since its creation when none is known.
- */
-function retainFor({ retainFor: setting, ends, nowMs, lastFinishMs, createdMs }: TargetFacts): Verdict | null {
-  const end = ends['retain-for'];
-  if (setting === undefined || end === undefined || !stillKeeps(end, nowMs)) return null;
-  const setBy = setting.setBy === 'target' ? `${setting.own.source} ${setting.own.key}` : 'the global retain-for';
-  if (end === 'never') return { reason: 'retain-for', message: `retained forever by ${setBy}` };
-  const duration = formatRetentionDuration(setting.duration);
-  const since = lastFinishMs ?? createdMs;
-  // Rule 6 keeps every target whose creation time cannot be read, before this rule is asked.
-  if (end === 'unknown' || since === undefined) {
-    return { reason: 'retain-for', message: `retain-for ${duration} (${setBy}) counts from its creation, whose time cannot be read` };
-  }
-  const from = lastFinishMs === undefined ? `its creation at ${formatInstant(since)}` : `the last run finishing at ${formatInstant(since)}`;
-  return { reason: 'retain-for', message: `retain-for ${duration} (${setBy}) lasts until ${formatInstant(end)}, counted from ${from}` };
-}
-
-/** 9: referenced only by finished runs (rule 5 has kept every target an active run names). */
-function runsFinished({ references, lastFinishMs: lastFinish }: TargetFacts): Verdict | null {
-  const [first] = references;
-  if (first === undefined) return null;
-  const last = lastFinish === undefined ? '' : formatInstant(lastFinish);
-  if (references.length === 1) {
-    const at = last === '' ? '' : ` at ${last}`;
-    return { reason: 'runs-finished', message: `its only referencing run, ${first.kind} ${first.name}, finished${at}` };
-  }
-  const at = last === '' ? '' : `; last at ${last}`;
-  return { reason: 'runs-finished', message: `all ${references.length} referencing runs finished${at}` };
-}
-
-/** 10: rules 5 and 9 leave only targets no run references; a gone run leaves no trace. */
-function unreferenced(): Verdict {
-  return { reason: 'unreferenced', message: 'no run references it' };
+  return unreferenced(facts);
 }
 
 function newestFinish(references: readonly ReferenceView[]): number | undefined {
@@ -301,9 +195,4 @@ function newestFinish(references: readonly ReferenceView[]): number | undefined 
     if (finished !== undefined && (newest === undefined || finished > newest)) newest = finished;
   }
   return newest;
-}
-
-function andMore(count: number, what: string): string {
-  if (count === 0) return '';
-  return ` and ${count} more ${what}${count === 1 ? '' : 's'}`;
 }

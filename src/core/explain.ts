@@ -4,9 +4,10 @@
  * adapter reads the target, the runs of its namespace and the namespace, and passes them in.
  */
 import { collectableAt, type Collectable } from './collectable.js';
+import { collectorOf } from './collectors.js';
 import { decideWithFacts, type DecisionFacts, type RuleEnd } from './decide.js';
 import { formatDuration, formatRetentionDuration } from './retention.js';
-import { REASONS, type Decision, type NamespaceRecord, type Policy, type RunRecord, type TargetRecord } from './types.js';
+import type { Decision, NamespaceRecord, PodRecord, Policy, RunRecord, StatefulSetRecord, TargetRecord } from './types.js';
 
 /** One setting that keeps targets for a while, as it applies to this one. */
 export interface RetentionFact {
@@ -36,7 +37,7 @@ export interface Explanation {
   target: TargetRecord;
   scope: ScopeVerdict;
   decision: Decision;
-  /** 1-10: the row of the decision table (docs/spec.md) that decided. */
+  /** The row of its kind's decision table (docs/spec.md) that decided: 1-10 for PipelineResources, 1-14 for leftovers. */
   rule: number;
   retention: RetentionFact[];
   /** Values that could not be parsed, said as rule 3 says them. */
@@ -54,8 +55,11 @@ export interface SettingOrigins {
 
 export interface ExplainInput {
   target: TargetRecord;
-  /** The runs of the target's namespace. */
+  /** The runs of the target's namespace (for a leftover, read with the leftovers option). */
   runs: readonly RunRecord[];
+  /** For a leftover that Pods or StatefulSets may hold (its collector's `reads`): those of its namespace. */
+  pods?: readonly PodRecord[];
+  statefulSets?: readonly StatefulSetRecord[];
   /** The target's namespace, when it could be read. */
   namespace: NamespaceRecord | undefined;
   scope: ScopeVerdict;
@@ -66,7 +70,8 @@ export interface ExplainInput {
 export function explain(input: ExplainInput, policy: Policy, now: Date): Explanation {
   const { target } = input;
   const namespaces = new Map(input.namespace === undefined ? [] : [[input.namespace.name, input.namespace]]);
-  const [decided] = decideWithFacts({ targets: [target], runs: input.runs, namespaces }, policy, now);
+  const holders = { ...(input.pods !== undefined && { pods: input.pods }), ...(input.statefulSets !== undefined && { statefulSets: input.statefulSets }) };
+  const [decided] = decideWithFacts({ targets: [target], runs: input.runs, namespaces, ...holders }, policy, now);
   if (decided === undefined) throw new Error('decide() returned no decision for the one target it was given');
   const { decision, facts } = decided;
   return {
@@ -74,7 +79,7 @@ export function explain(input: ExplainInput, policy: Policy, now: Date): Explana
     target,
     scope: input.scope,
     decision,
-    rule: REASONS.indexOf(decision.reason) + 1,
+    rule: collectorOf(target.kind).table.indexOf(decision.reason) + 1,
     retention: retentionFacts(facts, target.namespace, input.origins),
     invalid: facts.invalid,
     collectable: collectableAt(decision.reason, facts.ends),
@@ -88,6 +93,10 @@ function retentionFacts(facts: DecisionFacts, namespace: string, origins: Settin
   // Rule 1 reads the label and the annotation alike, and either one retains: both are shown.
   for (const { source, key, text, value } of facts.retain) {
     shown.push({ setting: 'retain', source: `${source} ${key}`, value: text, ...(value && { expiresMs: 'never' as const }) });
+  }
+  // A leftover's owner run retains it too (leftovers' rule 1).
+  for (const { source, key, text, value, run } of facts.ownerRetain ?? []) {
+    shown.push({ setting: 'retain', source: `${source} ${key} on ${run.kind} ${run.name}`, value: text, ...(value && { expiresMs: 'never' as const }) });
   }
   if (facts.namespaceRetain !== undefined) {
     const { key, text, value } = facts.namespaceRetain;

@@ -1,17 +1,67 @@
 /**
- * Targets <- the runs that reference them, per namespace. Built once per pass from the
- * compact records with maps keyed by namespace and name (or kind and uid), so a lookup
- * costs the number of references it returns, never a scan of all runs.
+ * Targets <- the runs that reference or link them, per namespace; leftovers <- the Pods and
+ * StatefulSets that hold them. Built once per pass from the compact records with maps keyed
+ * by namespace and name (or kind and uid), so a lookup costs the number of runs it returns,
+ * never a scan of all runs. The leftovers' maps are built on their first use: a pass over
+ * PipelineResources alone builds none of them.
  */
+import type { HeldBy, LinkSource } from './collectors.js';
+import type { HolderFacts } from './facts.js';
 import { isRunKindName } from './kinds.js';
 import { isActive } from './runs.js';
-import type { ReferenceView, RunKindName, RunRecord, RunState, TargetRecord } from './types.js';
+import type { LinkVia, PodRecord, ReferenceView, RunKindName, RunRecord, RunState, StatefulSetRecord, TargetRecord } from './types.js';
 
 export interface ReferenceGraph {
   /** Runs that name the target (spec or the target's ownerReferences), with effective states, sorted by kind then name. */
   referencingRuns(target: TargetRecord): readonly ReferenceView[];
   /** Runs whose references are unknown and that may sit in `namespace`. */
   unreadableRuns(namespace: string): readonly RunRecord[];
+  /** The runs linked to a target through `sources`, and what else its decision reads of them. */
+  links(target: TargetRecord, sources: readonly LinkSource[]): Links;
+  /** Runs whose leftover links are unknown (or were not read) and that may sit in `namespace`. */
+  unreadableLinkRuns(namespace: string): readonly RunRecord[];
+  /** The Pods and StatefulSets that hold a target; a StatefulSet whose uid is in `released` is deleted first by this pass. */
+  holders(target: TargetRecord, heldBy: HeldBy, released: ReadonlySet<string>): HolderFacts;
+}
+
+/** What a target's links say. */
+export interface Links {
+  /** Runs that exist and link it, each once (as the first source that finds it), sorted by kind then name. */
+  linked: readonly ReferenceView[];
+  /** Owners no listed run is: by uid for an ownerReference, by name for the label; sorted by kind then name. */
+  goneOwners: readonly ReferenceView[];
+  /** The owner runs that exist: by ownerReference, else the PipelineRun its label names. */
+  ownerRuns: readonly RunRecord[];
+  /** Runs that bind it by name in a workspace and are neither an owner nor an owner's child TaskRun. */
+  userClaims: readonly ReferenceView[];
+}
+
+/** The holder lists of a pass, when a collector on reads them. */
+export interface Holders {
+  pods?: readonly PodRecord[];
+  statefulSets?: readonly StatefulSetRecord[];
+}
+
+/** Pod phases after which a Pod uses nothing any more; any other phase, or none, is active. */
+const FINISHED_POD_PHASES: ReadonlySet<string> = new Set(['Succeeded', 'Failed']);
+
+/** Lists by namespace, then by a name: maps within maps, so that no key string is made per entry. */
+type ByNamespaceName<V> = Map<string, Map<string, V[]>>;
+
+/** The leftovers' indexes, built on first use. */
+interface LeftoverIndex {
+  pipelineRunsByName: ByNamespaceName<RunRecord>;
+  byClaimWorkspace: ByNamespaceName<RunRecord>;
+  bySecretWorkspace: ByNamespaceName<RunRecord>;
+  byGitAuthSecret: ByNamespaceName<RunRecord>;
+  unreadableByNamespace: Map<string, RunRecord[]>;
+  unattributed: RunRecord[];
+}
+
+interface HolderIndex {
+  podsByClaim: ByNamespaceName<PodRecord>;
+  podsBySecret: ByNamespaceName<PodRecord>;
+  statefulSetsByClaim: ByNamespaceName<StatefulSetRecord>;
 }
 
 /**
@@ -20,7 +70,7 @@ export interface ReferenceGraph {
  */
 type RunsByUid = Readonly<Record<RunKindName, Map<string, RunRecord>>>;
 
-export function buildGraph(runs: readonly RunRecord[]): ReferenceGraph {
+export function buildGraph(runs: readonly RunRecord[], holderLists: Holders = {}): ReferenceGraph {
   const byUid: RunsByUid = { PipelineRun: new Map(), TaskRun: new Map() };
   // By namespace, then the name of the target named: no key string per reference either.
   const bySpecReference = new Map<string, Map<string, RunRecord[]>>();
@@ -51,6 +101,11 @@ export function buildGraph(runs: readonly RunRecord[]): ReferenceGraph {
     via,
   });
 
+  let leftoverIndex: LeftoverIndex | undefined;
+  const leftovers = (): LeftoverIndex => (leftoverIndex ??= indexLeftoverLinks(runs));
+  let holderIndex: HolderIndex | undefined;
+  const holdersIn = (): HolderIndex => (holderIndex ??= indexHolders(holderLists));
+
   return {
     referencingRuns(target) {
       const named = bySpecReference.get(target.namespace)?.get(target.name) ?? [];
@@ -62,7 +117,173 @@ export function buildGraph(runs: readonly RunRecord[]): ReferenceGraph {
       const here = unreadableByNamespace.get(namespace) ?? [];
       return unattributed.length === 0 ? here : [...here, ...unattributed];
     },
+    links(target, sources) {
+      const found = new LinkCollector(target);
+      for (const source of sources) {
+        switch (source) {
+          case 'resource-binding':
+            found.add(bySpecReference.get(target.namespace)?.get(target.name), 'spec');
+            break;
+          case 'owner-reference':
+            found.addOwnerReferences(byUid);
+            break;
+          case 'pipelinerun-label':
+            found.addLabelOwner(leftovers().pipelineRunsByName);
+            break;
+          case 'git-auth-annotation':
+            found.add(lookup(leftovers().byGitAuthSecret, target), 'annotation');
+            break;
+          case 'claim-workspace':
+            found.addClaims(lookup(leftovers().byClaimWorkspace, target));
+            break;
+          case 'secret-workspace':
+            found.add(lookup(leftovers().bySecretWorkspace, target), 'workspace');
+            break;
+        }
+      }
+      return found.result(view);
+    },
+    unreadableLinkRuns(namespace) {
+      const { unreadableByNamespace: byNamespace, unattributed: everywhere } = leftovers();
+      const here = byNamespace.get(namespace) ?? [];
+      return everywhere.length === 0 ? here : [...here, ...everywhere];
+    },
+    holders(target, heldBy, released) {
+      const index = holdersIn();
+      const pods = heldBy.pods === undefined ? [] : lookup(heldBy.pods === 'claims' ? index.podsByClaim : index.podsBySecret, target) ?? [];
+      const statefulSets = heldBy.statefulSets === true ? lookup(index.statefulSetsByClaim, target) ?? [] : [];
+      return {
+        activePods: pods.filter((pod) => pod.phase === undefined || !FINISHED_POD_PHASES.has(pod.phase)).sort(byName),
+        statefulSets: statefulSets.filter((sts) => !released.has(sts.uid)).sort(byName),
+        released: statefulSets.filter((sts) => released.has(sts.uid)).sort(byName),
+      };
+    },
   };
+}
+
+/**
+ * The runs found linked to one target, each once, as the first source found it; its owners,
+ * existing and gone; and the runs that claim it by name without being its owner's.
+ */
+class LinkCollector {
+  private readonly found = new Map<RunRecord, LinkVia>();
+  private readonly owners: RunRecord[] = [];
+  private readonly gone: ReferenceView[] = [];
+  /** uids of its owners by ownerReference, existing or gone: their child TaskRuns are theirs. */
+  private readonly ownerUids = new Set<string>();
+  /** The PipelineRun its label names, when the label is what names its owner. */
+  private labelOwner: string | undefined;
+  private claimants: RunRecord[] = [];
+
+  constructor(private readonly target: TargetRecord) {}
+
+  add(runs: readonly RunRecord[] | undefined, via: LinkVia): void {
+    for (const run of runs ?? []) if (!this.found.has(run)) this.found.set(run, via);
+  }
+
+  /** Owners by kind and uid (name and version ignored); ownerReferences never cross namespaces. */
+  addOwnerReferences(byUid: RunsByUid): void {
+    for (const owner of this.target.ownerReferences) {
+      if (!isRunKindName(owner.kind)) continue;
+      this.ownerUids.add(owner.uid);
+      const run = byUid[owner.kind].get(owner.uid);
+      if (run !== undefined && run.namespace === this.target.namespace) {
+        this.add([run], 'ownerReference');
+        if (!this.owners.includes(run)) this.owners.push(run);
+      } else {
+        this.addGone(owner.kind, owner.name, 'ownerReference');
+      }
+    }
+  }
+
+  /**
+   * The `tekton.dev/pipelineRun` label: a link to the PipelineRun of that name. It names the
+   * owner only when no ownerReference does (an affinity-assistant claim); with one (a
+   * StatefulSet), a run of the label's name and another uid is another run, linked but not
+   * the owner.
+   */
+  addLabelOwner(pipelineRunsByName: ByNamespaceName<RunRecord>): void {
+    const name = this.target.leftover?.pipelineRunLabel;
+    if (name === undefined) return;
+    const runs = pipelineRunsByName.get(this.target.namespace)?.get(name) ?? [];
+    this.add(runs, 'label');
+    if (this.target.ownerReferences.some((owner) => isRunKindName(owner.kind))) return;
+    this.labelOwner = name;
+    if (runs.length === 0) this.addGone('PipelineRun', name, 'label');
+    for (const run of runs) if (!this.owners.includes(run)) this.owners.push(run);
+  }
+
+  /** Runs that bind the claim in a `persistentVolumeClaim` workspace: links, and user claims unless the owner's. */
+  addClaims(runs: readonly RunRecord[] | undefined): void {
+    this.add(runs, 'workspace');
+    this.claimants = [...(runs ?? [])];
+  }
+
+  private addGone(kind: RunKindName, name: string, via: LinkVia): void {
+    if (!this.gone.some((ref) => ref.kind === kind && ref.name === name)) this.gone.push({ kind, name, state: 'gone', via });
+  }
+
+  /** Whether `run` is an owner of the target, or a TaskRun of an owner PipelineRun (it is bound to its parent's claim). */
+  private isOwners(run: RunRecord): boolean {
+    if (this.ownerUids.has(run.uid) || this.owners.includes(run)) return true;
+    if (this.labelOwner !== undefined && run.kind === 'PipelineRun' && run.name === this.labelOwner) return true;
+    const parent = run.parentPipelineRun;
+    if (parent === undefined) return false;
+    return this.ownerUids.has(parent.uid) || (this.labelOwner !== undefined && parent.name === this.labelOwner);
+  }
+
+  result(view: (run: RunRecord, via: LinkVia) => ReferenceView): Links {
+    // Owners are known once every source is read: a claimant is judged against all of them.
+    const userClaims = this.claimants.filter((run) => !this.isOwners(run));
+    return {
+      linked: [...this.found].map(([run, via]) => view(run, via)).sort(byKindThenName),
+      goneOwners: [...this.gone].sort(byKindThenName),
+      ownerRuns: this.owners,
+      userClaims: userClaims.map((run) => view(run, 'workspace')).sort(byKindThenName),
+    };
+  }
+}
+
+function lookup<V>(index: ByNamespaceName<V>, target: TargetRecord): V[] | undefined {
+  return index.get(target.namespace)?.get(target.name);
+}
+
+function indexLeftoverLinks(runs: readonly RunRecord[]): LeftoverIndex {
+  const index: LeftoverIndex = {
+    pipelineRunsByName: new Map(),
+    byClaimWorkspace: new Map(),
+    bySecretWorkspace: new Map(),
+    byGitAuthSecret: new Map(),
+    unreadableByNamespace: new Map(),
+    unattributed: [],
+  };
+  for (const run of runs) {
+    // A run read without the leftovers option links what nobody knows: as unreadable as a wrong shape.
+    if (run.leftoverProblems === undefined || run.leftoverProblems.length > 0) {
+      if (run.namespace === '') index.unattributed.push(run);
+      else append(index.unreadableByNamespace, run.namespace, run);
+    }
+    if (run.namespace === '') continue;
+    if (run.kind === 'PipelineRun' && run.name !== '') appendIn(index.pipelineRunsByName, run.namespace, run.name, run);
+    // The annotation is Pipelines-as-Code's, on the PipelineRun it creates (a child TaskRun's copy adds nothing).
+    if (run.kind === 'PipelineRun' && run.gitAuthSecret !== undefined) appendIn(index.byGitAuthSecret, run.namespace, run.gitAuthSecret, run);
+    for (const claim of run.workspaces?.claims ?? []) appendIn(index.byClaimWorkspace, run.namespace, claim, run);
+    for (const secret of run.workspaces?.secrets ?? []) appendIn(index.bySecretWorkspace, run.namespace, secret, run);
+  }
+  for (const list of [...index.unreadableByNamespace.values(), index.unattributed]) list.sort(byKindNameUid);
+  return index;
+}
+
+function indexHolders(lists: Holders): HolderIndex {
+  const index: HolderIndex = { podsByClaim: new Map(), podsBySecret: new Map(), statefulSetsByClaim: new Map() };
+  for (const pod of lists.pods ?? []) {
+    for (const claim of pod.claims) appendIn(index.podsByClaim, pod.namespace, claim, pod);
+    for (const secret of pod.secrets) appendIn(index.podsBySecret, pod.namespace, secret, pod);
+  }
+  for (const sts of lists.statefulSets ?? []) {
+    for (const claim of sts.claims) appendIn(index.statefulSetsByClaim, sts.namespace, claim, sts);
+  }
+  return index;
 }
 
 /**
@@ -109,4 +330,14 @@ function append<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key);
   if (list === undefined) map.set(key, [value]);
   else list.push(value);
+}
+
+function appendIn<V>(index: ByNamespaceName<V>, namespace: string, name: string, value: V): void {
+  let inNamespace = index.get(namespace);
+  if (inNamespace === undefined) index.set(namespace, (inNamespace = new Map()));
+  append(inNamespace, name, value);
+}
+
+function byName(a: { name: string }, b: { name: string }): number {
+  return compareText(a.name, b.name);
 }

@@ -12,7 +12,7 @@
 import { RUN_KINDS } from './kinds.js';
 import { describeValue, extractReferences, isRecord } from './refs.js';
 import { parseTimestampMs, retentionKeys } from './retention.js';
-import { EMPTY_LIST, type NamespaceRecord, type OwnerRef, type ReadProblem, type RunKindName, type RunRecord, type RunState, type TargetRecord } from './types.js';
+import { EMPTY_LIST, type LinkState, type NamespaceRecord, type OwnerRef, type ReadProblem, type RunKindName, type RunRecord, type RunState, type TargetRecord } from './types.js';
 
 /** Reasons of a finished run that was stopped rather than left to succeed or fail. */
 export const CANCELLED_REASONS: ReadonlySet<string> = new Set([
@@ -26,8 +26,8 @@ export const CANCELLED_REASONS: ReadonlySet<string> = new Set([
 /** `spec.status` of a run that has not started (v0.21+). */
 export const PENDING_SPEC_STATUS = 'PipelineRunPending';
 
-/** Pending and running runs resolve their targets on every reconcile; the others are finished. */
-export function isActive(state: RunState): boolean {
+/** Pending and running runs resolve their targets on every reconcile; the others are finished, and a gone owner is no run at all. */
+export function isActive(state: LinkState): boolean {
   switch (state) {
     case 'pending':
     case 'running':
@@ -35,6 +35,7 @@ export function isActive(state: RunState): boolean {
     case 'succeeded':
     case 'failed':
     case 'cancelled':
+    case 'gone':
       return false;
   }
 }
@@ -170,7 +171,7 @@ function findParent(ownerReferences: unknown, parentKind: RunKindName, problems:
   return parent;
 }
 
-function readOwnerRef(ref: unknown, field: string, problems: ReadProblem[]): (OwnerRef & { apiVersion: string }) | undefined {
+export function readOwnerRef(ref: unknown, field: string, problems: ReadProblem[]): (OwnerRef & { apiVersion: string }) | undefined {
   if (!isRecord(ref)) {
     problems.push({ field, problem: `expected an object, found ${describeValue(ref)}` });
     return undefined;
@@ -184,7 +185,7 @@ function readOwnerRef(ref: unknown, field: string, problems: ReadProblem[]): (Ow
 }
 
 /** Absent or null: undefined. An object: itself. Anything else: a problem. */
-function optionalRecord(value: unknown, field: string, problems: ReadProblem[]): Record<string, unknown> | undefined {
+export function optionalRecord(value: unknown, field: string, problems: ReadProblem[]): Record<string, unknown> | undefined {
   if (value === undefined || value === null) return undefined;
   if (isRecord(value)) return value;
   problems.push({ field, problem: `expected an object, found ${describeValue(value)}` });
@@ -192,7 +193,7 @@ function optionalRecord(value: unknown, field: string, problems: ReadProblem[]):
 }
 
 /** A short rendering of a found value for a problem: strings quoted, others by type. */
-function shown(value: unknown): string {
+export function shown(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : describeValue(value);
 }
 
@@ -216,6 +217,7 @@ export function toTargetRecord(obj: unknown): TargetRecord {
   const problems: ReadProblem[] = [];
   const metadata = requiredMetadata(obj, problems);
   const record: TargetRecord = {
+    kind: 'PipelineResource',
     namespace: requiredString(metadata, 'namespace', problems),
     name: requiredString(metadata, 'name', problems),
     uid: requiredString(metadata, 'uid', problems),
@@ -251,7 +253,7 @@ export function toNamespaceRecord(obj: unknown): NamespaceRecord {
   return record;
 }
 
-function requiredMetadata(obj: unknown, problems: ReadProblem[]): Record<string, unknown> {
+export function requiredMetadata(obj: unknown, problems: ReadProblem[]): Record<string, unknown> {
   if (!isRecord(obj)) {
     problems.push({ field: '(object)', problem: `expected an object, found ${describeValue(obj)}` });
     return {};
@@ -262,7 +264,7 @@ function requiredMetadata(obj: unknown, problems: ReadProblem[]): Record<string,
   return {};
 }
 
-function requiredString(metadata: Record<string, unknown>, key: string, problems: ReadProblem[]): string {
+export function requiredString(metadata: Record<string, unknown>, key: string, problems: ReadProblem[]): string {
   const value = metadata[key];
   if (typeof value === 'string' && value !== '') return value;
   problems.push({ field: `metadata.${key}`, problem: `expected a non-empty string, found ${shown(value)}` });
@@ -270,7 +272,7 @@ function requiredString(metadata: Record<string, unknown>, key: string, problems
 }
 
 /** Labels or annotations, every value checked, those `kept` copied so the listed object can be dropped. */
-function stringMap(metadata: Record<string, unknown>, key: string, problems: ReadProblem[], kept: (name: string) => boolean = () => true): Record<string, string> {
+export function stringMap(metadata: Record<string, unknown>, key: string, problems: ReadProblem[], kept: (name: string) => boolean = () => true): Record<string, string> {
   const value = metadata[key];
   if (value === undefined || value === null) return {};
   const field = `metadata.${key}`;

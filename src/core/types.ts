@@ -10,6 +10,9 @@ export type RunState = 'pending' | 'running' | 'succeeded' | 'failed' | 'cancell
 /** Run kinds the collector reads (see kinds.ts for where each names a target). */
 export type RunKindName = 'PipelineRun' | 'TaskRun';
 
+/** The kinds of object the collectors delete, one collector each (collectors.ts). */
+export type TargetKindName = 'PipelineResource' | 'StatefulSet' | 'Secret' | 'PersistentVolumeClaim';
+
 /** An ownerReference, reduced to what identifies the owner. */
 export interface OwnerRef {
   kind: string;
@@ -27,10 +30,26 @@ export interface ReadProblem {
 }
 
 /**
- * A target (PipelineResource) as the decision needs it. Its labels and annotations are only
- * those a retention rule could read (runs.ts isRetentionKey).
+ * Which marker made a leftover a target (docs/spec.md, "Leftovers"): a claim owned by a run,
+ * an affinity-assistant claim, an affinity-assistant StatefulSet, a Pipelines-as-Code Secret.
+ */
+export type LeftoverMarker = 'owned' | 'affinity-assistant' | 'statefulset' | 'pac-secret';
+
+/** What the leftover rules read of a target beyond its metadata, checked when it was read. */
+export interface LeftoverTarget {
+  marker: LeftoverMarker;
+  /** The `tekton.dev/pipelineRun` label: the PipelineRun an affinity-assistant object belongs to, by name. */
+  pipelineRunLabel?: string;
+  /** A claim's size in bytes, rounded up, from `status.capacity.storage`, else `spec.resources.requests.storage`. */
+  bytes?: { value: number; from: 'capacity' | 'request' };
+}
+
+/**
+ * A target as the decision needs it: a PipelineResource, or a leftover of a run. Its labels
+ * and annotations are only those a retention rule could read (runs.ts isRetentionKey).
  */
 export interface TargetRecord {
+  kind: TargetKindName;
   namespace: string;
   name: string;
   uid: string;
@@ -40,6 +59,18 @@ export interface TargetRecord {
   labels: Readonly<Record<string, string>>;
   annotations: Readonly<Record<string, string>>;
   ownerReferences: readonly OwnerRef[];
+  /** metadata.deletionTimestamp: the object is already being deleted; it is decided, but never sent a second DELETE. */
+  deletionTimestamp?: string;
+  /** metadata.finalizers, whole and in order (claims only: a finalizer is removed by its index). */
+  finalizers?: readonly string[];
+  /** Set on leftovers only: what their marker and rules read. */
+  leftover?: LeftoverTarget;
+}
+
+/** What a run names in its workspaces: claims (`persistentVolumeClaim.claimName`) and Secrets (`secret.secretName`). */
+export interface WorkspaceNames {
+  claims: readonly string[];
+  secrets: readonly string[];
 }
 
 /**
@@ -68,6 +99,46 @@ export interface RunRecord {
   parentPipelineRun?: { name: string; uid: string };
   /** Fields that could not be read (references or status); empty when all was clear. */
   problems: readonly ReadProblem[];
+  // The fields below are read only when a leftover collector is on (toRunRecord's `leftovers`
+  // option): a pass over PipelineResources alone keeps the record above and nothing more.
+  /**
+   * What the run names in `spec.workspaces`, sorted and deduplicated; `null` when they have an
+   * unexpected shape (then leftoverProblems says where).
+   */
+  workspaces?: WorkspaceNames | null;
+  /** The annotation `pipelinesascode.tekton.dev/git-auth-secret`: the Pipelines-as-Code Secret the run uses. */
+  gitAuthSecret?: string;
+  /** The run's retention labels and annotations (runs.ts isRetentionKey): `retain` on an owner run keeps its leftovers. */
+  retain?: { labels: Readonly<Record<string, string>>; annotations: Readonly<Record<string, string>> };
+  /**
+   * What could not be read of what a run links to leftovers (its identity, workspaces, the
+   * git-auth annotation); a run with any keeps its namespace's leftovers (`unreadable-run`).
+   * Absent: the run was read without the leftovers option, so what it links is unknown too.
+   */
+  leftoverProblems?: readonly ReadProblem[];
+}
+
+/** A Pod, as what may use a claim or a Secret (rule 7 of the leftovers). */
+export interface PodRecord {
+  namespace: string;
+  name: string;
+  /** status.phase; absent counts as active (a Pod without a phase may still start). */
+  phase?: string;
+  /** Claims it mounts (`volumes[].persistentVolumeClaim.claimName`), sorted, deduplicated. */
+  claims: readonly string[];
+  /** Secrets it mounts or reads (volumes, `env[].valueFrom.secretKeyRef`, `envFrom[].secretRef`), sorted, deduplicated. */
+  secrets: readonly string[];
+}
+
+/** A StatefulSet, as what may name a claim (rule 8 of the leftovers). */
+export interface StatefulSetRecord {
+  namespace: string;
+  name: string;
+  uid: string;
+  /** Labelled `app.kubernetes.io/component: affinity-assistant` and named `affinity-assistant-…`. */
+  isAffinityAssistant: boolean;
+  /** Claims its template mounts, and `<volumeClaimTemplates[].name>-<name>-<i>` for each ordinal i below replicas; sorted. */
+  claims: readonly string[];
 }
 
 /** One frozen empty list for every record that has nothing to list: an empty array per run costs more than the run's name. */
@@ -79,8 +150,8 @@ export interface NamespaceRecord {
   labels: Readonly<Record<string, string>>;
 }
 
-/** Reason codes of the decision table (docs/spec.md), in rule order. */
-export const REASONS = [
+/** Reason codes of the PipelineResources' decision table (docs/spec.md, "The decision"), in rule order. */
+export const REASONS: readonly Reason[] = [
   'retained',
   'namespace-retained',
   'retention-invalid',
@@ -91,20 +162,61 @@ export const REASONS = [
   'retain-for',
   'runs-finished',
   'unreferenced',
+];
+
+/**
+ * Reason codes of the leftovers' decision table (docs/spec.md, "Leftovers"), in rule order:
+ * the PipelineResources' codes in their order, and four more.
+ */
+export const LEFTOVER_REASONS = [
+  'retained',
+  'namespace-retained',
+  'retention-invalid',
+  'unreadable-run',
+  'user-claimed',
+  'referenced-by-active-run',
+  'in-use-by-pod',
+  'in-use-by-statefulset',
+  'too-young',
+  'retain-until',
+  'retain-for',
+  'runs-finished',
+  'owner-gone',
+  'unreferenced',
 ] as const;
-export type Reason = (typeof REASONS)[number];
+
+/** Every reason code, in one order that keeps each table's (the leftovers' holds the PipelineResources'): for counts and listings across kinds. */
+export const ALL_REASONS: readonly Reason[] = LEFTOVER_REASONS;
+
+export type Reason = (typeof LEFTOVER_REASONS)[number];
 
 export type Action = 'keep' | 'delete';
 
-/** A referencing run as a decision shows it. */
+/** A run a decision shows: `gone` for an owner no listed run is (a leftover's only). */
+export type LinkState = RunState | 'gone';
+
+/**
+ * How a run names a target: its spec (a PipelineResource binding), the target's ownerReference,
+ * the target's `tekton.dev/pipelineRun` label, the run's Pipelines-as-Code annotation, or a
+ * workspace of the run.
+ */
+export type LinkVia = 'spec' | 'ownerReference' | 'label' | 'annotation' | 'workspace';
+
+/** A referencing (linked) run as a decision shows it. */
 export interface ReferenceView {
   kind: RunKindName;
   name: string;
-  /** Effective state: a child TaskRun of an active PipelineRun is reported active. */
-  state: RunState;
+  /** Effective state: a child TaskRun of an active PipelineRun is reported active; a gone owner is `gone`. */
+  state: LinkState;
   finishedAt?: string;
-  /** How the run names the target: through its spec, or as the target's owner. */
-  via: 'spec' | 'ownerReference';
+  via: LinkVia;
+}
+
+/** What uses a leftover (rules 7 and 8): a Pod (with its phase, when it has one) or a StatefulSet. */
+export interface Holder {
+  kind: 'Pod' | 'StatefulSet';
+  name: string;
+  phase?: string;
 }
 
 /** One decision: data, never an action taken. */
@@ -117,6 +229,8 @@ export interface Decision {
   references: readonly ReferenceView[];
   /** Things worth a log line, e.g. a retain label with a value other than true/false. */
   warnings: readonly string[];
+  /** Leftovers: the active Pods and the StatefulSets that use it, when any do. */
+  heldBy?: readonly Holder[];
 }
 
 /** The settings the decision rules use. Durations are milliseconds. */
@@ -137,4 +251,8 @@ export interface ClusterView {
   targets: readonly TargetRecord[];
   runs: readonly RunRecord[];
   namespaces: ReadonlyMap<string, NamespaceRecord>;
+  /** The Pods of the targets' namespaces, when a collector on reads them (rule 7). */
+  pods?: readonly PodRecord[];
+  /** The StatefulSets of the targets' namespaces, when a collector on reads them (rule 8). */
+  statefulSets?: readonly StatefulSetRecord[];
 }

@@ -102,6 +102,7 @@ function toTarget(generated: Generated<typeof targetArb>): TargetRecord {
       ? []
       : [{ ...generated.owner, uid: runUid(generated.owner.kind, generated.namespace, generated.owner.name), controller: false }];
   return {
+    kind: 'PipelineResource',
     namespace: generated.namespace,
     name: generated.name,
     uid: `uid-${generated.namespace}-${generated.name}`,

@@ -228,6 +228,7 @@ describe('toTargetRecord', () => {
 
   it('keeps identity, creation time, the labels and annotations a retention rule reads, and owners', () => {
     assert.deepEqual(toTargetRecord(object), {
+      kind: 'PipelineResource',
       namespace: 'ci',
       name: 'git-abc123',
       uid: 'uid-git',

@@ -1,0 +1,183 @@
+/**
+ * The collectors, as data: what each deletes (its kind and API), which objects are its
+ * targets (its marker, in toRecord), what links runs to them and what holds them, and the rows
+ * of its decision table in order. Adding a collector is adding an entry here; decide(), the
+ * graph and the adapters read the entries and have no branch per kind.
+ * (docs/spec.md, "The decision" for PipelineResources, "Leftovers" for the others.)
+ */
+import type { Rule } from './facts.js';
+import { TARGET_KIND, type ApiKind } from './kinds.js';
+import { AFFINITY_ASSISTANT_COMPONENT, COMPONENT_LABEL, MANAGED_BY_LABEL, PAC_MANAGED_BY, toClaimTarget, toPacSecretTarget, toStatefulSetTarget } from './markers.js';
+import {
+  inUseByPod,
+  inUseByStatefulSet,
+  linkedRunsFinished,
+  linkedToActiveRun,
+  namespaceRetained,
+  ownerGone,
+  referencedByActiveRun,
+  retainedOrOwnerRetained,
+  retained,
+  retainFor,
+  retainUntil,
+  retentionInvalid,
+  runsFinished,
+  tooYoung,
+  unreadableLinks,
+  unreadableRun,
+  userClaimed,
+} from './rules.js';
+import { toTargetRecord } from './runs.js';
+import { LEFTOVER_REASONS, REASONS, type Reason, type TargetKindName, type TargetRecord } from './types.js';
+
+export type { TargetKindName } from './types.js';
+
+/** Every collector, in the order a pass deletes: a StatefulSet before the claim it names. */
+export const COLLECTOR_NAMES = ['pipelineresources', 'affinity-assistants', 'pac-secrets', 'workspace-pvcs'] as const;
+export type CollectorName = (typeof COLLECTOR_NAMES)[number];
+
+/** The collectors a pass runs when `--collect` is not given: PipelineResources only, as before leftovers existed. */
+export const DEFAULT_COLLECTORS: readonly CollectorName[] = ['pipelineresources'];
+
+/**
+ * Where a run, or the target itself, links the two:
+ * - `resource-binding`: a PipelineResource binding in the run's spec (kinds.ts);
+ * - `owner-reference`: the target's ownerReference to the run (kind and uid);
+ * - `pipelinerun-label`: the target's `tekton.dev/pipelineRun` label, a PipelineRun by name;
+ * - `git-auth-annotation`: the PipelineRun's `pipelinesascode.tekton.dev/git-auth-secret`;
+ * - `claim-workspace`, `secret-workspace`: a run's `spec.workspaces[].persistentVolumeClaim.claimName`
+ *   or `.secret.secretName`.
+ */
+export type LinkSource = 'resource-binding' | 'owner-reference' | 'pipelinerun-label' | 'git-auth-annotation' | 'claim-workspace' | 'secret-workspace';
+
+/** What may hold a target (rules 7 and 8): Pods through their claims or their Secrets, StatefulSets through their claims. */
+export interface HeldBy {
+  pods?: 'claims' | 'secrets';
+  statefulSets?: boolean;
+}
+
+export interface Collector {
+  name: CollectorName;
+  kind: TargetKindName;
+  /** Where it is listed and deleted. */
+  api: ApiKind;
+  /** Listed as PartialObjectMetadataList, never as full objects (Secrets: their data is never read). */
+  metadataOnly: boolean;
+  /** ANDed with --selector by the adapter: the part of the marker the API server can select on. */
+  listLabelSelector?: string;
+  /** Null: no marker (not a target, not reported). Throws UnreadableObjectError on a marked object, or one whose marker cannot be read, of an unexpected shape. */
+  toRecord(obj: unknown): TargetRecord | null;
+  /** The rows of its decision table that apply to it, in order; the first verdict wins, and what is left is `unreferenced`. */
+  rules: readonly Rule[];
+  /** The documented table its rows are numbered by (explain's "rule N"). */
+  table: readonly Reason[];
+  /** Where runs link to its targets, in the order a run found twice is shown. */
+  links: readonly LinkSource[];
+  /**
+   * Whether its targets have an owner run that counts: a gone owner is a fact of the decision
+   * (leftovers' rule 13) and `retain` on an owner that exists retains it (rule 1). A
+   * PipelineResource's gone owner leaves no trace.
+   */
+  ownerRun: boolean;
+  /** Which run problems make its targets' namespace unreadable: PipelineResource references, or leftover links. */
+  runProblems: 'references' | 'links';
+  heldBy: HeldBy;
+  /** The holders this collector's rules read: the adapter lists Pods and StatefulSets only for a collector that reads them. */
+  reads: { pods: boolean; statefulSets: boolean };
+  /** A DELETE's propagationPolicy, when not the default. */
+  deletePropagation?: 'Background';
+}
+
+/** The leftovers' table (docs/spec.md, "Leftovers"); rows 5, 7 and 8 apply to some kinds only. */
+const LEFTOVER_TABLE: readonly Reason[] = LEFTOVER_REASONS;
+
+/** Rules 1-4 of the leftovers' table, shared by every leftover kind. */
+const LEFTOVER_KEEPS: readonly Rule[] = [retainedOrOwnerRetained, namespaceRetained, retentionInvalid, unreadableLinks];
+/** Rules 9-13 of the leftovers' table, shared by every leftover kind (14 is what is left). */
+const LEFTOVER_TIME_AND_RUNS: readonly Rule[] = [tooYoung, retainUntil, retainFor, linkedRunsFinished, ownerGone];
+
+function reads(heldBy: HeldBy): Collector['reads'] {
+  return { pods: heldBy.pods !== undefined, statefulSets: heldBy.statefulSets === true };
+}
+
+const CLAIM_HELD_BY: HeldBy = { pods: 'claims', statefulSets: true };
+const SECRET_HELD_BY: HeldBy = { pods: 'secrets' };
+
+export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
+  pipelineresources: {
+    name: 'pipelineresources',
+    kind: 'PipelineResource',
+    api: TARGET_KIND,
+    metadataOnly: false,
+    toRecord: toTargetRecord,
+    rules: [retained, namespaceRetained, retentionInvalid, unreadableRun, referencedByActiveRun, tooYoung, retainUntil, retainFor, runsFinished],
+    table: REASONS,
+    links: ['resource-binding', 'owner-reference'],
+    ownerRun: false,
+    runProblems: 'references',
+    heldBy: {},
+    reads: reads({}),
+  },
+  'affinity-assistants': {
+    name: 'affinity-assistants',
+    kind: 'StatefulSet',
+    api: { group: 'apps', version: 'v1', plural: 'statefulsets', kind: 'StatefulSet' },
+    metadataOnly: false,
+    listLabelSelector: `${COMPONENT_LABEL}=${AFFINITY_ASSISTANT_COMPONENT}`,
+    toRecord: toStatefulSetTarget,
+    // Rules 7 and 8 do not apply: its own Pod uses its claim by design, and nothing names a StatefulSet.
+    rules: [...LEFTOVER_KEEPS, linkedToActiveRun, ...LEFTOVER_TIME_AND_RUNS],
+    table: LEFTOVER_TABLE,
+    links: ['owner-reference', 'pipelinerun-label'],
+    ownerRun: true,
+    runProblems: 'links',
+    heldBy: {},
+    reads: reads({}),
+    // Its Pod goes with it, in the background: the pass does not wait for it.
+    deletePropagation: 'Background',
+  },
+  'pac-secrets': {
+    name: 'pac-secrets',
+    kind: 'Secret',
+    api: { group: '', version: 'v1', plural: 'secrets', kind: 'Secret' },
+    metadataOnly: true,
+    listLabelSelector: `${MANAGED_BY_LABEL} in (${PAC_MANAGED_BY.join(',')})`,
+    toRecord: toPacSecretTarget,
+    // Rule 5 is for claims, rule 8 for what a StatefulSet names: neither applies to a Secret.
+    rules: [...LEFTOVER_KEEPS, linkedToActiveRun, inUseByPod, ...LEFTOVER_TIME_AND_RUNS],
+    table: LEFTOVER_TABLE,
+    links: ['owner-reference', 'git-auth-annotation', 'secret-workspace'],
+    ownerRun: true,
+    runProblems: 'links',
+    heldBy: SECRET_HELD_BY,
+    reads: reads(SECRET_HELD_BY),
+  },
+  'workspace-pvcs': {
+    name: 'workspace-pvcs',
+    kind: 'PersistentVolumeClaim',
+    api: { group: '', version: 'v1', plural: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim' },
+    metadataOnly: false,
+    toRecord: toClaimTarget,
+    rules: [...LEFTOVER_KEEPS, userClaimed, linkedToActiveRun, inUseByPod, inUseByStatefulSet, ...LEFTOVER_TIME_AND_RUNS],
+    table: LEFTOVER_TABLE,
+    links: ['owner-reference', 'pipelinerun-label', 'claim-workspace'],
+    ownerRun: true,
+    runProblems: 'links',
+    heldBy: CLAIM_HELD_BY,
+    reads: reads(CLAIM_HELD_BY),
+  },
+};
+
+const BY_KIND: ReadonlyMap<TargetKindName, Collector> = new Map(Object.values(COLLECTORS).map((collector) => [collector.kind, collector]));
+
+/** The collector of a target kind: one each. */
+export function collectorOf(kind: TargetKindName): Collector {
+  const collector = BY_KIND.get(kind);
+  // Every TargetKindName has an entry: collectors.test.ts checks it.
+  if (collector === undefined) throw new Error(`no collector deletes ${kind}`);
+  return collector;
+}
+
+export function isCollectorName(name: string): name is CollectorName {
+  return (COLLECTOR_NAMES as readonly string[]).includes(name);
+}

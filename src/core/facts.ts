@@ -1,0 +1,85 @@
+/**
+ * The facts a decision stands on and the shape of a rule: a small predicate over the facts
+ * that returns a verdict or null. Here rather than in decide.ts so that the collectors
+ * (collectors.ts), which list their rules, and decide.ts, which reads the collectors, do not
+ * import each other.
+ */
+import type { RetentionValue } from './retention.js';
+import type { PodRecord, Reason, ReferenceView, RetentionDuration, RunRecord, StatefulSetRecord, TargetRecord } from './types.js';
+
+/** The rules that time alone lifts (PipelineResources 6-8, leftovers 9-11), each named by the setting it reads. */
+export type TimeBound = 'min-age' | 'retain-until' | 'retain-for';
+
+/**
+ * When a rule that time lifts stops keeping the target: an instant (epoch ms), `never`
+ * (`retain-for: forever`), or `unknown` (counted from a creation time that cannot be read).
+ */
+export type RuleEnd = number | 'never' | 'unknown';
+
+/** The `retain-for` rule's duration and where it is set: the target's own label or annotation, else the policy (`--retain-for`). */
+export type EffectiveRetainFor = { duration: RetentionDuration; setBy: 'target'; own: RetentionValue<RetentionDuration> } | { duration: RetentionDuration; setBy: 'policy' };
+
+/** `retain` on a leftover's owner run (leftovers' rule 1), with the run it is on. */
+export interface OwnerRetain extends RetentionValue<boolean> {
+  run: RunRecord;
+}
+
+/**
+ * The facts a decision stands on, gathered once and read by the rules: `explain` renders
+ * them and `collectableAt` reads them, so neither can reach a different answer.
+ */
+export interface DecisionFacts {
+  /** metadata.creationTimestamp in epoch ms; undefined when it cannot be read. */
+  createdMs: number | undefined;
+  /** The newest completionTime among the referencing (linked) runs, in epoch ms. */
+  lastFinishMs: number | undefined;
+  /** Rule 1: `retain` as the label and the annotation write it, the label first; either one that retains is enough. */
+  retain: readonly RetentionValue<boolean>[];
+  /** Leftovers' rule 1: `retain` on the owner runs that still exist, the same way. */
+  ownerRetain?: readonly OwnerRetain[];
+  /** Rule 2: the namespace's `retain` label, when the namespace was read and has one. */
+  namespaceRetain: RetentionValue<boolean> | undefined;
+  /** Rule 3: one message per retention value that cannot be parsed. */
+  invalid: readonly string[];
+  /** The policy's minimum age. */
+  minAgeMs: number;
+  /** The target's `retain-until`, when set and valid. */
+  retainUntil: RetentionValue<number> | undefined;
+  /** The target's own `retain-for`, else the policy's; undefined when neither is set. */
+  retainFor: EffectiveRetainFor | undefined;
+  /** When each rule that time lifts stops keeping the target; a rule that does not apply is absent. Those rules compare now with these. */
+  ends: { readonly 'min-age': RuleEnd; readonly 'retain-until'?: number; readonly 'retain-for'?: RuleEnd };
+}
+
+/** What holds a leftover (rules 7 and 8). */
+export interface HolderFacts {
+  /** Pods that use it and have not finished (phase not Succeeded or Failed; no phase counts), sorted by name. */
+  activePods: readonly PodRecord[];
+  /** StatefulSets that name the claim, except one this pass deletes first; sorted by name. */
+  statefulSets: readonly StatefulSetRecord[];
+  /** StatefulSets that name the claim but that this pass deletes before it (affinity-assistants before workspace-pvcs). */
+  released: readonly StatefulSetRecord[];
+}
+
+/** Everything the rules look at for one target, gathered once. */
+export interface TargetFacts extends DecisionFacts {
+  target: TargetRecord;
+  nowMs: number;
+  /** Runs that reference or link the target, with effective states, sorted by kind then name; for leftovers, gone owners too (state `gone`). */
+  references: readonly ReferenceView[];
+  /** Runs whose references (or, for leftovers, links) are unknown and that may sit in the target's namespace. */
+  unreadableRuns: readonly RunRecord[];
+  /** Leftovers' rule 5: runs other than the owner or the owner's child TaskRuns that name the claim in a workspace. */
+  userClaims: readonly ReferenceView[];
+  /** Leftovers' rules 7 and 8; empty for a kind nothing holds. */
+  holders: HolderFacts;
+  warnings: readonly string[];
+}
+
+export interface Verdict {
+  reason: Reason;
+  message: string;
+}
+
+/** One row of a decision table: the verdict when it applies, else null. */
+export type Rule = (facts: TargetFacts) => Verdict | null;

@@ -1,0 +1,253 @@
+/**
+ * The rows of the decision tables (docs/spec.md, "The decision" and "Leftovers"): each a small
+ * predicate over the gathered facts that returns a verdict or null. A collector lists the rows
+ * of its kind in order (collectors.ts) and the first verdict wins; a rule that two tables share
+ * is one function here. Nothing here reads the clock: `now` is in the facts.
+ */
+import type { Rule, RuleEnd, TargetFacts, Verdict } from './facts.js';
+import { formatDuration, formatInstant, formatRetentionDuration } from './retention.js';
+import { isActive } from './runs.js';
+import type { Holder, PodRecord, ReferenceView } from './types.js';
+
+/** Whether a rule that time lifts still keeps the target at `nowMs`: until its end, exclusive; a rule that does not apply keeps nothing. */
+function stillKeeps(end: RuleEnd | undefined, nowMs: number): boolean {
+  if (end === undefined) return false;
+  return typeof end === 'number' ? nowMs < end : true;
+}
+
+// --- Shared by every table -----------------------------------------------------------------
+
+/** PipelineResources 1: the label or the annotation `<prefix>/retain` on the target is anything but `false`; either one is enough. */
+export const retained: Rule = ({ retain: values }) => {
+  const retain = values.find((value) => value.value);
+  if (retain === undefined) return null;
+  return { reason: 'retained', message: `retained by ${retain.source} ${retain.key}="${retain.text}"` };
+};
+
+/** 2: the namespace's `<prefix>/retain` label (a label only), any value but `false` as in rule 1. */
+export const namespaceRetained: Rule = ({ namespaceRetain, target }) => {
+  if (namespaceRetain?.value !== true) return null;
+  return { reason: 'namespace-retained', message: `namespace ${target.namespace} is retained by label ${namespaceRetain.key}="${namespaceRetain.text}"` };
+};
+
+/** 3: a retention value that cannot be parsed: keep rather than guess what was meant. */
+export const retentionInvalid: Rule = ({ invalid }) => {
+  if (invalid.length === 0) return null;
+  return { reason: 'retention-invalid', message: invalid.join('; ') };
+};
+
+/** PipelineResources 6, leftovers 9: younger than minAge (exactly minAge is old enough); an unreadable or future creation time is young. */
+export const tooYoung: Rule = ({ createdMs, nowMs, minAgeMs, ends, target }) => {
+  if (!stillKeeps(ends['min-age'], nowMs)) return null;
+  const minAge = formatDuration(minAgeMs);
+  if (createdMs === undefined) {
+    return { reason: 'too-young', message: `creation time "${target.createdAt}" cannot be read; min age ${minAge}` };
+  }
+  const age = nowMs - createdMs;
+  const when = age < 0 ? `${formatDuration(age)} from now by this clock` : `${formatDuration(age)} ago`;
+  return { reason: 'too-young', message: `created ${when}; min age ${minAge}` };
+};
+
+/** PipelineResources 7, leftovers 10: `<prefix>/retain-until` still in the future (equal to now is not). */
+export const retainUntil: Rule = ({ retainUntil: until, ends, nowMs }) => {
+  if (until === undefined || !stillKeeps(ends['retain-until'], nowMs)) return null;
+  return { reason: 'retain-until', message: `retained until ${formatInstant(until.value)} by ${until.source} ${until.key}` };
+};
+
+/**
+ * PipelineResources 8, leftovers 11: retain-for (the target's own, else the global one) has
+ * not elapsed since the newest completion among its referencing (linked) runs, or since its
+ * creation when none is known.
+ */
+export const retainFor: Rule = ({ retainFor: setting, ends, nowMs, lastFinishMs, createdMs }) => {
+  const end = ends['retain-for'];
+  if (setting === undefined || end === undefined || !stillKeeps(end, nowMs)) return null;
+  const setBy = setting.setBy === 'target' ? `${setting.own.source} ${setting.own.key}` : 'the global retain-for';
+  if (end === 'never') return { reason: 'retain-for', message: `retained forever by ${setBy}` };
+  const duration = formatRetentionDuration(setting.duration);
+  const since = lastFinishMs ?? createdMs;
+  // The min-age rule keeps every target whose creation time cannot be read, before this rule is asked.
+  if (end === 'unknown' || since === undefined) {
+    return { reason: 'retain-for', message: `retain-for ${duration} (${setBy}) counts from its creation, whose time cannot be read` };
+  }
+  const from = lastFinishMs === undefined ? `its creation at ${formatInstant(since)}` : `the last run finishing at ${formatInstant(since)}`;
+  return { reason: 'retain-for', message: `retain-for ${duration} (${setBy}) lasts until ${formatInstant(end)}, counted from ${from}` };
+};
+
+/** The last row of every table: rules before it leave only targets no run references or links; a gone run leaves no trace. */
+export function unreferenced({ target }: TargetFacts): Verdict {
+  return { reason: 'unreferenced', message: target.leftover === undefined ? 'no run references it' : 'no run links it' };
+}
+
+// --- PipelineResources ---------------------------------------------------------------------
+
+/** 4: a run in the namespace names something unknown: it may be this target. */
+export const unreadableRun: Rule = ({ unreadableRuns }) => {
+  const [first, ...others] = unreadableRuns;
+  if (first === undefined) return null;
+  const problem = first.problems.map((p) => `${p.field}: ${p.problem}`).join('; ');
+  return {
+    reason: 'unreadable-run',
+    message: `${first.kind} ${first.name || '(unnamed)'} ${whereRun(first.namespace)} has references of an unexpected shape (${problem})${andMore(others.length, 'unreadable run')}, so what it names is unknown`,
+  };
+};
+
+/** 5: an active run resolves this target on every reconcile; deleting it fails the run. */
+export const referencedByActiveRun: Rule = ({ references }) => {
+  const [first, ...others] = references.filter((ref) => isActive(ref.state));
+  if (first === undefined) return null;
+  return {
+    reason: 'referenced-by-active-run',
+    message: `referenced by active ${first.kind} ${first.name} (${first.state})${andMore(others.length, 'active run')}`,
+  };
+};
+
+/** 9: referenced only by finished runs (rule 5 has kept every target an active run names). */
+export const runsFinished: Rule = ({ references, lastFinishMs: lastFinish }) => {
+  const [first] = references;
+  if (first === undefined) return null;
+  const last = lastFinish === undefined ? '' : formatInstant(lastFinish);
+  if (references.length === 1) {
+    const at = last === '' ? '' : ` at ${last}`;
+    return { reason: 'runs-finished', message: `its only referencing run, ${first.kind} ${first.name}, finished${at}` };
+  }
+  const at = last === '' ? '' : `; last at ${last}`;
+  return { reason: 'runs-finished', message: `all ${references.length} referencing runs finished${at}` };
+};
+
+// --- Leftovers -----------------------------------------------------------------------------
+
+/** 1: `<prefix>/retain` on the leftover (either source), else on an owner run that still exists. */
+export const retainedOrOwnerRetained: Rule = (facts) => {
+  const own = retained(facts);
+  if (own !== null) return own;
+  const retain = facts.ownerRetain?.find((value) => value.value);
+  if (retain === undefined) return null;
+  return { reason: 'retained', message: `retained by ${retain.source} ${retain.key}="${retain.text}" on its owner ${retain.run.kind} ${retain.run.name}` };
+};
+
+/** 4: a run in the namespace links leftovers in a way that cannot be read: it may link this one. */
+export const unreadableLinks: Rule = ({ unreadableRuns }) => {
+  const [first, ...others] = unreadableRuns;
+  if (first === undefined) return null;
+  const problems = first.leftoverProblems;
+  const what =
+    problems === undefined
+      ? 'was read without its workspaces and annotations'
+      : `has workspaces or annotations of an unexpected shape (${problems.map((p) => `${p.field}: ${p.problem}`).join('; ')})`;
+  return {
+    reason: 'unreadable-run',
+    message: `${first.kind} ${first.name || '(unnamed)'} ${whereRun(first.namespace)} ${what}${andMore(others.length, 'unreadable run')}, so what it uses is unknown`,
+  };
+};
+
+/** 5: a claim a user bound to a run by name (`persistentVolumeClaim` workspace) is the user's, whoever made it. */
+export const userClaimed: Rule = ({ userClaims }) => {
+  const [first, ...others] = userClaims;
+  if (first === undefined) return null;
+  return {
+    reason: 'user-claimed',
+    message: `bound by name in a workspace of ${first.kind} ${first.name}, which is not its owner${andMore(others.length, 'such run')}`,
+  };
+};
+
+/** 6: a linked run that is active may still mount or read it. */
+export const linkedToActiveRun: Rule = ({ references }) => {
+  const [first, ...others] = references.filter((ref) => isActive(ref.state));
+  if (first === undefined) return null;
+  return {
+    reason: 'referenced-by-active-run',
+    message: `${linkPhrase(first)} active ${first.kind} ${first.name} (${first.state})${andMore(others.length, 'active run')}`,
+  };
+};
+
+/** 7: a Pod that has not finished uses it (no phase counts as active: it may still start). */
+export const inUseByPod: Rule = ({ holders }) => {
+  const [first, ...others] = holders.activePods;
+  if (first === undefined) return null;
+  return { reason: 'in-use-by-pod', message: `in use by Pod ${first.name} (${podPhase(first)})${andMore(others.length, 'active Pod')}` };
+};
+
+/** 8: a StatefulSet names the claim: it would mount it again on its next Pod. */
+export const inUseByStatefulSet: Rule = ({ holders }) => {
+  const [first, ...others] = holders.statefulSets;
+  if (first === undefined) return null;
+  return { reason: 'in-use-by-statefulset', message: `named by StatefulSet ${first.name}${andMore(others.length, 'StatefulSet')}` };
+};
+
+/** 12: every linked run that exists is finished (rule 6 kept every leftover an active run links). */
+export const linkedRunsFinished: Rule = ({ references, lastFinishMs }) => {
+  const existing = references.filter((ref) => ref.state !== 'gone');
+  const [first] = existing;
+  if (first === undefined) return null;
+  const last = lastFinishMs === undefined ? '' : formatInstant(lastFinishMs);
+  if (existing.length === 1) {
+    const at = last === '' ? '' : ` at ${last}`;
+    return { reason: 'runs-finished', message: `its only linked run, ${first.kind} ${first.name} (${viaPhrase(first)}), finished${at}` };
+  }
+  const at = last === '' ? '' : `; last at ${last}`;
+  return { reason: 'runs-finished', message: `all ${existing.length} linked runs finished${at}` };
+};
+
+/** 13: its owner is no listed run (by uid, or by name for the label), and no other run links it. */
+export const ownerGone: Rule = ({ references }) => {
+  // Rule 12 has taken every leftover a run that exists links: what is left links only gone owners.
+  const [first, ...others] = references.filter((ref) => ref.state === 'gone');
+  if (first === undefined) return null;
+  return { reason: 'owner-gone', message: `its owner ${first.kind} ${first.name} is gone${andMore(others.length, 'gone owner')} and no other run links it` };
+};
+
+// --- Wording -------------------------------------------------------------------------------
+
+function whereRun(namespace: string): string {
+  return namespace === '' ? 'whose namespace cannot be read' : `in namespace ${namespace}`;
+}
+
+/** How a linked run is said to hold the leftover, before `active PipelineRun x`. */
+function linkPhrase(ref: ReferenceView): string {
+  switch (ref.via) {
+    case 'ownerReference':
+      return 'owned by';
+    case 'label':
+      return 'made for';
+    case 'annotation':
+      return 'named as the git-auth Secret of';
+    case 'workspace':
+      return 'bound in a workspace of';
+    case 'spec':
+      return 'referenced by';
+  }
+}
+
+/** The link in a few words, after the run's name. */
+function viaPhrase(ref: ReferenceView): string {
+  switch (ref.via) {
+    case 'ownerReference':
+      return 'its owner';
+    case 'label':
+      return 'by its tekton.dev/pipelineRun label';
+    case 'annotation':
+      return 'by its git-auth annotation';
+    case 'workspace':
+      return 'by a workspace';
+    case 'spec':
+      return 'by its spec';
+  }
+}
+
+function podPhase(pod: PodRecord): string {
+  return pod.phase ?? 'no phase yet';
+}
+
+/** The holders a decision shows: the active Pods, then the StatefulSets. */
+export function holdersShown(facts: TargetFacts): Holder[] {
+  return [
+    ...facts.holders.activePods.map((pod): Holder => ({ kind: 'Pod', name: pod.name, ...(pod.phase !== undefined && { phase: pod.phase }) })),
+    ...facts.holders.statefulSets.map((sts): Holder => ({ kind: 'StatefulSet', name: sts.name })),
+  ];
+}
+
+function andMore(count: number, what: string): string {
+  if (count === 0) return '';
+  return ` and ${count} more ${what}${count === 1 ? '' : 's'}`;
+}
