@@ -15,6 +15,7 @@
  *   a silent override.
  * - `--help` and `--version` win over anything else on the command line.
  */
+import { COLLECTOR_NAMES, DEFAULT_COLLECTORS, type CollectorName } from './core/collectors.js';
 import type { RetentionDuration } from './core/types.js';
 import { parseDurationMs, parseRetentionDuration, type Parsed } from './core/retention.js';
 import { gatewayPathProblem, parseGroupingLabel, type GroupingLabel } from './pushgateway.js';
@@ -37,6 +38,14 @@ export interface Config {
   excludeNamespaces: string[];
   /** Label selector on targets, applied by the API server. Empty: none. */
   selector: string;
+  /** The collectors on, in COLLECTOR_NAMES order (their delete order); `pipelineresources` alone by default. */
+  collect: readonly CollectorName[];
+  /**
+   * What becomes of a deleted workspace PVC's `kubernetes.io/pvc-protection` finalizer: `keep`
+   * leaves it to Kubernetes (the claim stays Terminating while a Pod names it), `purge` removes
+   * it once every Pod naming the claim has finished.
+   */
+  pvcFinalizer: PvcFinalizerMode;
   /**
    * Label selector on Namespaces, applied by the API server: a pass reads only in those it
    * matches (one shard of the cluster). Absent when not set (or set empty).
@@ -48,6 +57,8 @@ export interface Config {
   labelPrefix: string;
   /** Abort the whole pass when more would be deleted. */
   maxDeletions: number;
+  /** Abort the whole pass when more of one collector's targets would be deleted; absent when no collector has a cap. */
+  maxDeletionsPerKind?: Partial<Record<CollectorName, number>>;
   qps: number;
   concurrency: number;
   pageSize: number;
@@ -84,11 +95,25 @@ export interface Config {
   origins?: { readonly [F in FlagName]?: string };
 }
 
-/** A target named on the command line: `explain NAMESPACE/NAME`. */
+export const PVC_FINALIZER_MODES = ['keep', 'purge'] as const;
+export type PvcFinalizerMode = (typeof PVC_FINALIZER_MODES)[number];
+
+/** A target named on the command line: `explain [KIND/]NAMESPACE/NAME`, KIND naming the collector whose target it is. */
 export interface TargetName {
+  collector: CollectorName;
   namespace: string;
   name: string;
 }
+
+/** The KIND words of `explain KIND/NAMESPACE/NAME`, each the collector of that kind; a bare NAMESPACE/NAME is a PipelineResource. */
+export const EXPLAIN_KINDS = {
+  pipelineresource: 'pipelineresources',
+  pvc: 'workspace-pvcs',
+  statefulset: 'affinity-assistants',
+  secret: 'pac-secrets',
+} as const satisfies Record<string, CollectorName>;
+export type ExplainKind = keyof typeof EXPLAIN_KINDS;
+const EXPLAIN_KIND_WORDS = Object.keys(EXPLAIN_KINDS) as ExplainKind[];
 
 /** What the command line asks for. */
 export type Invocation =
@@ -113,10 +138,13 @@ const FLAG_KINDS = {
   'exclude-namespace': 'list',
   selector: 'value',
   'namespace-selector': 'value',
+  collect: 'list',
+  'pvc-finalizer': 'value',
   'min-age': 'value',
   'retain-for': 'value',
   'label-prefix': 'value',
   'max-deletions': 'value',
+  'max-deletions-per-kind': 'list',
   qps: 'value',
   concurrency: 'value',
   'page-size': 'value',
@@ -156,6 +184,9 @@ export function envVarName(flag: FlagName): string {
  */
 export const DEFAULTS = {
   dryRun: false,
+  // A user who never names a collector sees no change, and no upgrade turns a new one on.
+  collect: DEFAULT_COLLECTORS,
+  pvcFinalizer: 'keep',
   minAgeMs: 3_600_000,
   labelPrefix: 'tekton-resource-gc.io',
   maxDeletions: 1000,
@@ -226,6 +257,7 @@ export const EXPLAIN_FLAGS: readonly FlagName[] = [
 ];
 
 const EXPLAIN_EXAMPLE = `${PROGRAM} explain ci/src-abc123`;
+const EXPLAIN_KIND_EXAMPLE = `${PROGRAM} explain pvc/ci/pvc-3f5a0c9e1b`;
 const APPLY_EXAMPLE = `${PROGRAM} apply plan.json`;
 
 /**
@@ -249,7 +281,7 @@ function explainInvocation(given: ReadonlyMap<FlagName, string[]>, operands: rea
   const other = [...given.keys()].find((flag) => !EXPLAIN_FLAGS.includes(flag));
   if (other !== undefined) throw new ConfigError(`--${other} does not apply to explain, which reads ${EXPLAIN_FLAGS.map((flag) => `--${flag}`).join(', ')}`);
   const [operand] = operands;
-  if (operand === undefined) throw new ConfigError(`explain needs the PipelineResource as NAMESPACE/NAME, such as ${EXPLAIN_EXAMPLE}`);
+  if (operand === undefined) throw new ConfigError(`explain needs the target as [KIND/]NAMESPACE/NAME, such as ${EXPLAIN_EXAMPLE} or ${EXPLAIN_KIND_EXAMPLE}`);
   const target = parseTargetName(operand);
   const sources = new Map(EXPLAIN_FLAGS.flatMap((flag) => sourceOf(flag, given, env)));
   const config = toConfig(new Settings(sources));
@@ -260,10 +292,21 @@ function explainInvocation(given: ReadonlyMap<FlagName, string[]>, operands: rea
   return { kind: 'explain', config, target };
 }
 
+/** `NAMESPACE/NAME` (a PipelineResource, as before there were other kinds) or `KIND/NAMESPACE/NAME`. */
 function parseTargetName(text: string): TargetName {
-  const [namespace = '', name = '', ...rest] = text.split('/');
-  if (rest.length === 0 && parseNamespace(namespace).ok && isDnsSubdomain(name)) return { namespace, name };
-  throw new ConfigError(`explain ${quote(text)}: expected NAMESPACE/NAME of a PipelineResource, such as ${EXPLAIN_EXAMPLE}`);
+  const parts = text.split('/');
+  if (parts.length !== 3) {
+    const [namespace = '', name = '', ...rest] = parts;
+    if (rest.length === 0 && parseNamespace(namespace).ok && isDnsSubdomain(name)) return { collector: EXPLAIN_KINDS.pipelineresource, namespace, name };
+    throw new ConfigError(`explain ${quote(text)}: expected NAMESPACE/NAME of a PipelineResource, such as ${EXPLAIN_EXAMPLE}`);
+  }
+  const [kind = '', namespace = '', name = ''] = parts;
+  const word = EXPLAIN_KIND_WORDS.find((candidate) => candidate === kind);
+  if (word === undefined) {
+    throw new ConfigError(`explain ${quote(text)}: unknown kind ${quote(kind)}; expected KIND/NAMESPACE/NAME with KIND one of ${EXPLAIN_KIND_WORDS.join(', ')}, such as ${EXPLAIN_KIND_EXAMPLE}`);
+  }
+  if (parseNamespace(namespace).ok && isDnsSubdomain(name)) return { collector: EXPLAIN_KINDS[word], namespace, name };
+  throw new ConfigError(`explain ${quote(text)}: expected KIND/NAMESPACE/NAME with a namespace and a name, such as ${EXPLAIN_KIND_EXAMPLE}`);
 }
 
 /** Where a flag's raw values came from: `--min-age` or `TRGC_MIN_AGE`, for error messages. */
@@ -287,6 +330,8 @@ function toConfig(settings: Settings): Config {
     namespaces: settings.list('namespace', parseNamespace),
     excludeNamespaces: settings.list('exclude-namespace', parseNamespace),
     selector: settings.one('selector', parseSelector, ''),
+    collect: collectorsInOrder(settings.list('collect', parseCollector), DEFAULTS.collect),
+    pvcFinalizer: settings.one('pvc-finalizer', oneOfParser(PVC_FINALIZER_MODES, 'purge'), DEFAULTS.pvcFinalizer),
     minAgeMs: settings.one('min-age', parseDurationMs, DEFAULTS.minAgeMs),
     labelPrefix: settings.one('label-prefix', parseLabelPrefix, DEFAULTS.labelPrefix),
     maxDeletions: settings.one('max-deletions', integerParser(0, Number.MAX_SAFE_INTEGER, DEFAULTS.maxDeletions), DEFAULTS.maxDeletions),
@@ -326,6 +371,7 @@ function addOptionalSettings(config: Config, settings: Settings): void {
   if (context !== undefined) config.context = context;
   addScheduleSettings(config, settings);
   addPushgatewaySettings(config, settings);
+  addCollectorSettings(config, settings);
   const planFile = settings.one('plan-file', nonEmptyParser('plan.json'));
   if (planFile !== undefined) config.planFile = planFile;
   const planDigest = settings.one('plan-digest', parsePlanDigest);
@@ -338,6 +384,27 @@ function addOptionalSettings(config: Config, settings: Settings): void {
 function parsePlanDigest(text: string): Parsed<string> {
   const trimmed = text.trim().toLowerCase();
   return /^sha256:[0-9a-f]{64}$/.test(trimmed) ? ok(trimmed) : { ok: false, error: 'expected the plan digest a dry run reported, such as sha256:3f5a… (64 hex digits)' };
+}
+
+/**
+ * The settings that only mean something with a collector on: a cap per collector (each
+ * collector once, each one that is on), and purge only with workspace PVCs.
+ */
+function addCollectorSettings(config: Config, settings: Settings): void {
+  if (config.pvcFinalizer === 'purge' && !config.collect.includes('workspace-pvcs')) {
+    throw new ConfigError(`${settings.origin('pvc-finalizer')} "purge": applies only with --collect workspace-pvcs, such as --collect ${[...config.collect, 'workspace-pvcs'].join(',')} --pvc-finalizer purge`);
+  }
+  const caps = settings.list('max-deletions-per-kind', parseCollectorCap);
+  if (caps.length === 0) return;
+  const origin = settings.origin('max-deletions-per-kind');
+  const given = caps.map(({ collector, max }) => `${collector}=${max}`).join(',');
+  const twice = caps.find((cap, index) => caps.findIndex((other) => other.collector === cap.collector) !== index);
+  if (twice !== undefined) throw new ConfigError(`${origin} ${quote(given)}: ${twice.collector} given twice; give each collector once, such as ${CAP_EXAMPLE}`);
+  const off = caps.find((cap) => !config.collect.includes(cap.collector));
+  if (off !== undefined) {
+    throw new ConfigError(`${origin} ${quote(given)}: ${off.collector} is not collected (--collect ${config.collect.join(',')}); add it, such as --collect ${[...config.collect, off.collector].join(',')}`);
+  }
+  config.maxDeletionsPerKind = Object.fromEntries(caps.map(({ collector, max }) => [collector, max]));
 }
 
 function addScheduleSettings(config: Config, settings: Settings): void {
@@ -499,10 +566,13 @@ export const FLAG_EXAMPLES: { readonly [F in FlagName]: string } = {
   'exclude-namespace': '--exclude-namespace kube-system',
   selector: '--selector app=ci',
   'namespace-selector': '--namespace-selector tekton-resource-gc.io/shard=a',
+  collect: '--collect pipelineresources,workspace-pvcs',
+  'pvc-finalizer': '--pvc-finalizer purge',
   'min-age': '--min-age 1h',
   'retain-for': '--retain-for 7d',
   'label-prefix': '--label-prefix gc.example.com',
   'max-deletions': '--max-deletions 1000',
+  'max-deletions-per-kind': '--max-deletions-per-kind workspace-pvcs=200',
   qps: '--qps 20',
   concurrency: '--concurrency 4',
   'page-size': '--page-size 500',
@@ -610,6 +680,34 @@ function parseRequestTimeout(text: string): Parsed<number> {
   const parsed = parseDurationMs(text);
   if (parsed.ok && parsed.value >= 1_000 && parsed.value <= MAX_REQUEST_TIMEOUT_MS) return parsed;
   return expected('a duration from 1s to 1h, such as 30s, 2m or PT45S');
+}
+
+const COLLECT_EXPECTED = `one or more of ${COLLECTOR_NAMES.join(', ')}, such as pipelineresources,workspace-pvcs`;
+
+/** One collector's name. There is no `all`: an upgrade that adds a collector must never turn it on. */
+function parseCollector(text: string): Parsed<CollectorName> {
+  const name = COLLECTOR_NAMES.find((candidate) => candidate === text);
+  if (name !== undefined) return ok(name);
+  if (text === 'all') return { ok: false, error: `there is no all, so that no upgrade turns a new collector on; name each, ${COLLECT_EXPECTED}` };
+  return expected(COLLECT_EXPECTED);
+}
+
+/** The collectors given, in table order (their delete order), or the default when none is. */
+function collectorsInOrder(given: readonly CollectorName[], fallback: readonly CollectorName[]): readonly CollectorName[] {
+  const on = given.length === 0 ? fallback : given;
+  return COLLECTOR_NAMES.filter((name) => on.includes(name));
+}
+
+const CAP_EXAMPLE = 'workspace-pvcs=200,pac-secrets=500';
+
+/** `COLLECTOR=N`: at most N deletions of that collector's targets in a pass. */
+function parseCollectorCap(text: string): Parsed<{ collector: CollectorName; max: number }> {
+  const equals = text.indexOf('=');
+  const collector = COLLECTOR_NAMES.find((candidate) => candidate === text.slice(0, equals).trim());
+  const max = integerParser(0, Number.MAX_SAFE_INTEGER, 200)(text.slice(equals + 1).trim());
+  if (equals === -1 || collector === undefined) return expected(`COLLECTOR=N with COLLECTOR one of ${COLLECTOR_NAMES.join(', ')}, such as ${CAP_EXAMPLE}`);
+  if (!max.ok) return expected(`COLLECTOR=N with N a whole number of 0 or more, such as ${CAP_EXAMPLE}`);
+  return ok({ collector, max: max.value });
 }
 
 function oneOfParser<T extends string>(choices: readonly T[], sample: T): Parse<T> {

@@ -27,7 +27,10 @@ const FLAG_DOCS: { readonly [F in FlagName]: FlagDoc } = {
   },
   selector: {
     value: 'SELECTOR',
-    text: ['Only PipelineResources matching this label selector (=, ==, !=, in, notin, key, !key).', 'Without it: all.'],
+    text: [
+      'Only targets matching this label selector (=, ==, !=, in, notin, key, !key), whatever',
+      'their collector. Without it: all.',
+    ],
   },
   'namespace-selector': {
     value: 'SELECTOR',
@@ -37,6 +40,29 @@ const FLAG_DOCS: { readonly [F in FlagName]: FlagDoc } = {
       'only the named ones it matches; --exclude-namespace still wins. Needs RBAC to list',
       'namespaces at cluster scope. Without it: all.',
     ],
+  },
+  collect: {
+    value: 'LIST',
+    text: [
+      'What to collect, comma-separated or repeated: pipelineresources (PipelineResources);',
+      "workspace-pvcs (PersistentVolumeClaims Tekton made for a run's workspaces or its affinity",
+      'assistant); affinity-assistants (their StatefulSets); pac-secrets (the pac-gitauth-*',
+      'Secrets of Pipelines-as-Code, read as metadata only, never their data). A leftover is',
+      'deleted once every run that links it is finished, or its owner run is gone. There is no',
+      'all: name each, so that no upgrade turns a new collector on. Each needs its own RBAC.',
+    ],
+    default: DEFAULTS.collect.join(','),
+  },
+  'pvc-finalizer': {
+    value: 'MODE',
+    text: [
+      "A deleted workspace PVC keeps Kubernetes' kubernetes.io/pvc-protection finalizer while a",
+      'Pod names it, and is reported terminating. keep leaves it to Kubernetes; purge removes',
+      'it with one guarded patch once every Pod naming the claim has Succeeded or Failed (needs',
+      'patch on persistentvolumeclaims). Other finalizers are never touched. purge only with',
+      '--collect workspace-pvcs.',
+    ],
+    default: DEFAULTS.pvcFinalizer,
   },
   'min-age': {
     value: 'DURATION',
@@ -63,10 +89,19 @@ const FLAG_DOCS: { readonly [F in FlagName]: FlagDoc } = {
   'max-deletions': {
     value: 'N',
     text: [
-      'If a pass would delete more than N, delete nothing at all, report every candidate as',
-      'aborted and exit 3: a guard against a mistake in scope. 0 deletes nothing.',
+      'If a pass would delete more than N (of every collector; removing a PVC\'s finalizer counts',
+      'too), delete nothing at all, report every candidate as aborted and exit 3: a guard',
+      'against a mistake in scope. 0 deletes nothing.',
     ],
     default: String(DEFAULTS.maxDeletions),
+  },
+  'max-deletions-per-kind': {
+    value: 'COLLECTOR=N',
+    text: [
+      "The same guard for one collector's targets. Repeatable, or comma-separated:",
+      'workspace-pvcs=200,pac-secrets=500; only for collectors that are on. Without it:',
+      '--max-deletions alone.',
+    ],
   },
   qps: {
     value: 'NUMBER',
@@ -223,22 +258,25 @@ function flagSection(flag: FlagName): string {
 /** The --help text: usage, every flag with its variable and default, labels, exit codes, examples. */
 export function helpText(): string {
   return `tekton-resource-gc: deletes Tekton PipelineResources whose referencing runs are all
-finished or gone.
+finished or gone, and with --collect what runs leave behind: workspace PVCs, affinity-assistant
+StatefulSets and Pipelines-as-Code Secrets.
 
 Usage:
   tekton-resource-gc [run] [flags]
-  tekton-resource-gc explain NAMESPACE/NAME [--plan PATH] [flags]
+  tekton-resource-gc explain [KIND/]NAMESPACE/NAME [--plan PATH] [flags]
   tekton-resource-gc apply PATH [flags]
 
-  run (the default) makes one pass: it lists PipelineResources, then PipelineRuns and
-  TaskRuns, decides for each resource, deletes the collectable ones, prints a report and
-  exits (or, with --schedule, waits for the next tick).
+  run (the default) makes one pass: it lists the targets of each collector (--collect), then
+  PipelineRuns and TaskRuns (and the Pods and StatefulSets that may use a PVC or Secret),
+  decides for each target, deletes the collectable ones, prints a report and exits (or, with
+  --schedule, waits for the next tick).
 
-  explain says what a pass would decide for one PipelineResource now, and why: the rule,
-  every run that references it, its retention labels and when they end, and when it would
-  become collectable if nothing changed. It reads only that resource, the runs of its
-  namespace and the namespace, and takes the flags the decision depends on (--min-age,
-  --retain-for, --label-prefix, the scope), --output text or json, and the connection flags.
+  explain says what a pass would decide for one target now, and why: the rule, every run
+  that links it, its retention labels and when they end, and when it would become
+  collectable if nothing changed. KIND is pipelineresource (the default), pvc, statefulset or
+  secret. It reads only that object, the runs (and Pods and StatefulSets) of its namespace
+  and the namespace, and takes the flags the decision depends on (--min-age, --retain-for,
+  --label-prefix, the scope), --output text or json, and the connection flags.
 
   apply makes one live pass from a plan that a dry run wrote with --plan-file: it deletes at
   most what the plan lists, each only if it is still the same object (uid and
@@ -262,8 +300,9 @@ Environment:
   Kubernetes injects for a Service named trgc-... (TRGC_..._SERVICE_HOST, TRGC_..._PORT...).
   KUBECONFIG is read as kubectl reads it.
 
-Labels and annotations on a PipelineResource (label first, then annotation of the same key):
-  <prefix>/retain: "true"         keep it (on a Namespace, as a label: keep all in it)
+Labels and annotations on a target (label first, then annotation of the same key):
+  <prefix>/retain: "true"         keep it (on a Namespace, as a label: keep all in it; on a
+                                  run, keep the leftovers it owns)
   <prefix>/retain-until: DATE     keep it until then, e.g. 2026-12-31 or 2026-12-31T18:00:00Z
   <prefix>/retain-for: DURATION   keep it this long after its last run finished, or forever
 
@@ -272,9 +311,9 @@ Exit status:
   1  it could not run and deleted nothing (API unreachable, a list failed, RBAC missing, the
      re-check before the first delete failed, SIGTERM while reading, an unwritable report file)
   2  bad usage or configuration (a plan apply refuses included), said in one line
-  3  it ran, but not as planned: some deletions failed, --max-deletions stopped it, SIGTERM in
-     the delete phase, a re-check failed after deletes began, or the report file could not
-     be written after something was deleted
+  3  it ran, but not as planned: some deletions failed, --max-deletions or
+     --max-deletions-per-kind stopped it, SIGTERM in the delete phase, a re-check failed after
+     deletes began, or the report file could not be written after something was deleted
 
 Examples:
   # See what would be deleted, without deleting
@@ -293,8 +332,13 @@ Examples:
   # One shard of the cluster: only the namespaces labelled tekton-resource-gc.io/shard=a
   tekton-resource-gc --namespace-selector tekton-resource-gc.io/shard=a
 
+  # Also the workspace PVCs and PaC Secrets runs leave behind, at most 200 PVCs a pass
+  tekton-resource-gc --collect pipelineresources,workspace-pvcs,pac-secrets \\
+    --max-deletions-per-kind workspace-pvcs=200
+
   # Why is this one still here?
   tekton-resource-gc explain ci/src-abc123
+  tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b
 
   # Stay running: a pass every midnight, Berlin time, with Events and metrics
   tekton-resource-gc --schedule @daily --time-zone Europe/Berlin --events \\

@@ -55,7 +55,7 @@ async function explainInProcess(args: readonly string[], target: { namespace: st
   http.json = (purpose, request) => (paths.push(request.path), json(purpose, request));
   http.jsonOrNull = (purpose, request) => (paths.push(request.path), jsonOrNull(purpose, request));
   try {
-    const outcome = await explainTarget(config, target, { cluster: new KubeCluster(http, config.pageSize), now: () => new Date() });
+    const outcome = await explainTarget(config, { collector: 'pipelineresources', ...target }, { cluster: new KubeCluster(http, config.pageSize), now: () => new Date() });
     assert.equal(outcome.kind, 'done');
     return { explanation: (outcome as { explanation: Explanation }).explanation, paths };
   } finally {

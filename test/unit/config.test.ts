@@ -34,6 +34,8 @@ describe('parseConfig: defaults', () => {
       namespaces: [],
       excludeNamespaces: [],
       selector: '',
+      collect: ['pipelineresources'],
+      pvcFinalizer: 'keep',
       minAgeMs: HOUR,
       labelPrefix: 'tekton-resource-gc.io',
       maxDeletions: 1000,
@@ -110,6 +112,30 @@ const VALID: ValidRow[] = [
   // Empty selects every namespace, as no selector does: the setting is absent.
   { flag: 'namespace-selector', argv: ['--namespace-selector', ''], expect: { namespaceSelector: undefined } },
   { flag: 'namespace-selector', argv: [], env: { TRGC_NAMESPACE_SELECTOR: 'team=a' }, expect: { namespaceSelector: 'team=a' } },
+  // Repeatable and comma-separated; kept in the collectors' own order (their delete order), duplicates dropped.
+  {
+    flag: 'collect',
+    argv: ['--collect', 'workspace-pvcs, pipelineresources', '--collect=pac-secrets,workspace-pvcs'],
+    expect: { collect: ['pipelineresources', 'pac-secrets', 'workspace-pvcs'] },
+  },
+  // Leftovers alone: the PipelineResource collector is off when not named.
+  { flag: 'collect', argv: [], env: { TRGC_COLLECT: 'affinity-assistants,workspace-pvcs' }, expect: { collect: ['affinity-assistants', 'workspace-pvcs'] } },
+  // An empty variable is the default, as for every setting.
+  { flag: 'collect', argv: [], env: { TRGC_COLLECT: '' }, expect: { collect: ['pipelineresources'] } },
+  // purge with the collector it is about.
+  { flag: 'pvc-finalizer', argv: ['--collect', 'workspace-pvcs', '--pvc-finalizer', 'purge'], expect: { collect: ['workspace-pvcs'], pvcFinalizer: 'purge' } },
+  // keep, the default, is harmless without workspace PVCs (a chart may always render it).
+  { flag: 'pvc-finalizer', argv: [], env: { TRGC_PVC_FINALIZER: 'keep' }, expect: { pvcFinalizer: 'keep' } },
+  // One cap per collector, repeated or comma-separated; 0 means a pass that would delete one of them deletes nothing.
+  {
+    flag: 'max-deletions-per-kind',
+    argv: ['--collect', 'workspace-pvcs,pac-secrets', '--max-deletions-per-kind', 'workspace-pvcs=5', '--max-deletions-per-kind=pac-secrets = 0'],
+    expect: { maxDeletionsPerKind: { 'workspace-pvcs': 5, 'pac-secrets': 0 } },
+  },
+  // The PipelineResource collector, on by default, may have one too.
+  { flag: 'max-deletions-per-kind', argv: [], env: { TRGC_MAX_DELETIONS_PER_KIND: 'pipelineresources=100' }, expect: { maxDeletionsPerKind: { pipelineresources: 100 } } },
+  // None given: absent.
+  { flag: 'max-deletions-per-kind', argv: [], env: { TRGC_MAX_DELETIONS_PER_KIND: '' }, expect: { maxDeletionsPerKind: undefined } },
   // Minutes.
   { flag: 'min-age', argv: ['--min-age', '30m'], expect: { minAgeMs: 30 * 60_000 } },
   // Weeks, the largest short unit.
@@ -259,6 +285,11 @@ const GROUPING_EXPECTED = 'expected NAME=VALUE labels, such as instance=ci-gc,cl
 const GATEWAY_PATH_REFUSED = (base: string): string =>
   `its path holds a grouping key (/metrics/…), which the collector writes itself; give the gateway's address and the labels apart, such as --pushgateway-url ${base} --pushgateway-grouping instance=ci-gc`;
 
+const COLLECT_EXPECTED = 'expected one or more of pipelineresources, affinity-assistants, pac-secrets, workspace-pvcs, such as pipelineresources,workspace-pvcs';
+const NO_ALL = 'there is no all, so that no upgrade turns a new collector on; name each, one or more of pipelineresources, affinity-assistants, pac-secrets, workspace-pvcs, such as pipelineresources,workspace-pvcs';
+const CAP_COLLECTOR_EXPECTED = 'expected COLLECTOR=N with COLLECTOR one of pipelineresources, affinity-assistants, pac-secrets, workspace-pvcs, such as workspace-pvcs=200,pac-secrets=500';
+const CAP_NUMBER_EXPECTED = 'expected COLLECTOR=N with N a whole number of 0 or more, such as workspace-pvcs=200,pac-secrets=500';
+
 const SCHEDULE_EXPECTED = 'expected five cron fields such as "17 * * * *" or "0 3 * * MON-FRI", or @hourly, @daily, @weekly, @monthly, @yearly, @every 6h';
 
 const INVALID: InvalidRow[] = [
@@ -395,6 +426,47 @@ const INVALID: InvalidRow[] = [
   { flag: 'selector', argv: [], env: { TRGC_SELECTOR: 'Example.com/app=ci' }, message: `TRGC_SELECTOR "Example.com/app=ci": requirement "Example.com/app=ci" is not valid; ${SELECTOR_EXPECTED}` },
   { flag: 'namespace-selector', argv: ['--namespace-selector', 'shard in a'], message: `--namespace-selector "shard in a": requirement "shard in a" is not valid; ${SELECTOR_EXPECTED}` },
   { flag: 'namespace-selector', argv: [], env: { TRGC_NAMESPACE_SELECTOR: 'shard=(a' }, message: `TRGC_NAMESPACE_SELECTOR "shard=(a": parentheses do not balance; ${SELECTOR_EXPECTED}` },
+  // A collector that does not exist: the valid ones named, in one line.
+  { flag: 'collect', argv: ['--collect', 'pvcs'], message: `--collect "pvcs": ${COLLECT_EXPECTED}` },
+  // No all: an upgrade that adds a collector must never turn it on.
+  { flag: 'collect', argv: ['--collect', 'pipelineresources,all'], message: `--collect "pipelineresources,all": "all" in it is not valid; ${NO_ALL}` },
+  { flag: 'collect', argv: [], env: { TRGC_COLLECT: 'all' }, message: `TRGC_COLLECT "all": ${NO_ALL}` },
+  // An empty value on the command line collects nothing, which is not a pass: refused.
+  { flag: 'collect', argv: ['--collect='], message: `--collect "": ${COLLECT_EXPECTED}` },
+  // Names are lower case, as Kubernetes writes resources.
+  { flag: 'collect', argv: [], env: { TRGC_COLLECT: 'Workspace-PVCs' }, message: `TRGC_COLLECT "Workspace-PVCs": ${COLLECT_EXPECTED}` },
+  { flag: 'pvc-finalizer', argv: ['--collect', 'workspace-pvcs', '--pvc-finalizer', 'remove'], message: '--pvc-finalizer "remove": expected one of keep, purge, such as purge' },
+  // purge without workspace PVCs would purge nothing: a mistake.
+  {
+    flag: 'pvc-finalizer',
+    argv: [],
+    env: { TRGC_PVC_FINALIZER: 'purge' },
+    message: 'TRGC_PVC_FINALIZER "purge": applies only with --collect workspace-pvcs, such as --collect pipelineresources,workspace-pvcs --pvc-finalizer purge',
+  },
+  // A collector that does not exist.
+  { flag: 'max-deletions-per-kind', argv: ['--max-deletions-per-kind', 'pvcs=5'], message: `--max-deletions-per-kind "pvcs=5": ${CAP_COLLECTOR_EXPECTED}` },
+  // No collector at all.
+  { flag: 'max-deletions-per-kind', argv: ['--max-deletions-per-kind', '5'], message: `--max-deletions-per-kind "5": ${CAP_COLLECTOR_EXPECTED}` },
+  // A cap that is not a whole number, the bad part named.
+  {
+    flag: 'max-deletions-per-kind',
+    argv: ['--collect', 'workspace-pvcs', '--max-deletions-per-kind', 'pipelineresources=1,workspace-pvcs=-1'],
+    message: `--max-deletions-per-kind "pipelineresources=1,workspace-pvcs=-1": "workspace-pvcs=-1" in it is not valid; ${CAP_NUMBER_EXPECTED}`,
+  },
+  { flag: 'max-deletions-per-kind', argv: [], env: { TRGC_MAX_DELETIONS_PER_KIND: 'pipelineresources=' }, message: `TRGC_MAX_DELETIONS_PER_KIND "pipelineresources=": ${CAP_NUMBER_EXPECTED}` },
+  // One collector twice: which would win?
+  {
+    flag: 'max-deletions-per-kind',
+    argv: ['--collect', 'workspace-pvcs', '--max-deletions-per-kind', 'workspace-pvcs=5', '--max-deletions-per-kind', 'workspace-pvcs=6'],
+    message: '--max-deletions-per-kind "workspace-pvcs=5,workspace-pvcs=6": workspace-pvcs given twice; give each collector once, such as workspace-pvcs=200,pac-secrets=500',
+  },
+  // A cap on a collector that is off does nothing: a mistake.
+  {
+    flag: 'max-deletions-per-kind',
+    argv: [],
+    env: { TRGC_MAX_DELETIONS_PER_KIND: 'pac-secrets=5' },
+    message: 'TRGC_MAX_DELETIONS_PER_KIND "pac-secrets=5": pac-secrets is not collected (--collect pipelineresources); add it, such as --collect pipelineresources,pac-secrets',
+  },
   // Not a duration.
   { flag: 'min-age', argv: ['--min-age', 'abc'], message: `--min-age "abc": ${MIN_AGE_EXPECTED}` },
   // forever makes no sense as a minimum age.
@@ -524,6 +596,42 @@ describe('parseConfig: invalid values', () => {
         if (name === 'VALID') assert.ok(forFlag.some((row) => row.argv.length === 0), `VALID has an env row for ${envVarName(flag)}`);
       }
     }
+  });
+});
+
+describe('parseConfig: explain KIND/NAMESPACE/NAME', () => {
+  const targetOf = (operand: string): unknown => {
+    const invocation = parseConfig(['explain', operand], {});
+    assert.equal(invocation.kind, 'explain');
+    return (invocation as Extract<typeof invocation, { kind: 'explain' }>).target;
+  };
+
+  const valid: [string, unknown][] = [
+    // NAMESPACE/NAME alone stays a PipelineResource, as before there were other kinds.
+    ['ci/src-abc123', { collector: 'pipelineresources', namespace: 'ci', name: 'src-abc123' }],
+    ['pipelineresource/ci/src-abc123', { collector: 'pipelineresources', namespace: 'ci', name: 'src-abc123' }],
+    ['pvc/ci/pvc-3f5a0c9e1b', { collector: 'workspace-pvcs', namespace: 'ci', name: 'pvc-3f5a0c9e1b' }],
+    ['statefulset/ci/affinity-assistant-3f5a0c9e1b', { collector: 'affinity-assistants', namespace: 'ci', name: 'affinity-assistant-3f5a0c9e1b' }],
+    ['secret/ci/pac-gitauth-abcdef', { collector: 'pac-secrets', namespace: 'ci', name: 'pac-gitauth-abcdef' }],
+  ];
+  for (const [operand, target] of valid) it(`reads ${operand}`, () => assert.deepEqual(targetOf(operand), target));
+
+  const invalid: [string, string][] = [
+    // A kind that is not one of the four, the valid ones named.
+    ['pod/ci/x', 'explain "pod/ci/x": unknown kind "pod"; expected KIND/NAMESPACE/NAME with KIND one of pipelineresource, pvc, statefulset, secret, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
+    // kubectl's plural is not one of them either.
+    ['pvcs/ci/x', 'explain "pvcs/ci/x": unknown kind "pvcs"; expected KIND/NAMESPACE/NAME with KIND one of pipelineresource, pvc, statefulset, secret, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
+    // A known kind with a namespace that is not a name.
+    ['pvc/Ci/x', 'explain "pvc/Ci/x": expected KIND/NAMESPACE/NAME with a namespace and a name, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
+    ['secret/ci/', 'explain "secret/ci/": expected KIND/NAMESPACE/NAME with a namespace and a name, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
+  ];
+  for (const [operand, message] of invalid) it(`refuses ${operand}`, () => assert.equal(errorOf(['explain', operand]).message, message));
+
+  it('needs an operand, and says both forms', () => {
+    assert.equal(
+      errorOf(['explain']).message,
+      'explain needs the target as [KIND/]NAMESPACE/NAME, such as tekton-resource-gc explain ci/src-abc123 or tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b',
+    );
   });
 });
 

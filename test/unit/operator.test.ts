@@ -198,7 +198,7 @@ describe('parseConfig: explain', () => {
 
   it('takes NAMESPACE/NAME and the flags the decision depends on, from the line and the environment', () => {
     const invocation = explainOf(['explain', 'ci/src-abc123.v2', '--min-age', '0s', '--output', 'json'], { TRGC_RETAIN_FOR: '7d', TRGC_QPS: '5' });
-    assert.deepEqual(invocation.target, { namespace: 'ci', name: 'src-abc123.v2' });
+    assert.deepEqual(invocation.target, { collector: 'pipelineresources', namespace: 'ci', name: 'src-abc123.v2' });
     assert.equal(invocation.config.minAgeMs, 0);
     assert.equal(invocation.config.output, 'json');
     assert.deepEqual(invocation.config.retainFor, { kind: 'duration', ms: 7 * DAY, text: '7d' });
@@ -207,7 +207,7 @@ describe('parseConfig: explain', () => {
   });
 
   const bad: [string[], string][] = [
-    [['explain'], 'explain needs the PipelineResource as NAMESPACE/NAME, such as tekton-resource-gc explain ci/src-abc123'],
+    [['explain'], 'explain needs the target as [KIND/]NAMESPACE/NAME, such as tekton-resource-gc explain ci/src-abc123 or tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
     [['explain', 'src-abc123'], 'explain "src-abc123": expected NAMESPACE/NAME of a PipelineResource, such as tekton-resource-gc explain ci/src-abc123'],
     [['explain', 'Ci/x'], 'explain "Ci/x": expected NAMESPACE/NAME of a PipelineResource, such as tekton-resource-gc explain ci/src-abc123'],
     [['explain', 'ci/a', 'ci/b'], 'unexpected argument "ci/b": explain takes one NAMESPACE/NAME, such as tekton-resource-gc explain ci/src-abc123'],
