@@ -70,19 +70,19 @@ function rulesOf(rules: V1PolicyRule[] | undefined): string[] {
   return (rules ?? []).map((rule) => `${(rule.apiGroups ?? []).join(',')} ${(rule.resources ?? []).join(',')} [${(rule.resourceNames ?? []).join(',')}] ${rule.verbs.join(',')}`).sort();
 }
 
-function one<T>(objects: Manifest[], kind: string, namespace?: string): T {
+function one(objects: Manifest[], kind: string, namespace?: string): Manifest {
   const found = objects.filter((object) => object.kind === kind && (namespace === undefined || object.metadata.namespace === namespace));
   assert.equal(found.length, 1, `one ${kind}${namespace === undefined ? '' : ` in ${namespace}`}, found ${found.length}`);
-  return found[0] as T;
+  return found[0] as Manifest;
 }
 
 /** The rules of the release's one ClusterRole (every namespace). */
 async function clusterRules(values: Values): Promise<string[]> {
-  return rulesOf(one<V1ClusterRole>(await render(values), 'ClusterRole').rules);
+  return rulesOf((one(await render(values), 'ClusterRole') as V1ClusterRole).rules);
 }
 
 function containerOf(objects: Manifest[]): V1Container {
-  const containers = one<V1CronJob>(objects, 'CronJob').spec?.jobTemplate.spec?.template.spec?.containers ?? [];
+  const containers = (one(objects, 'CronJob') as V1CronJob).spec?.jobTemplate.spec?.template.spec?.containers ?? [];
   assert.equal(containers.length, 1);
   return containers[0] as V1Container;
 }
@@ -192,7 +192,7 @@ describe('RBAC per collector: rules only for the collectors on', () => {
       ['team-a', 'team-b'],
     );
     for (const namespace of ['team-a', 'team-b']) {
-      assert.deepEqual(rulesOf(one<V1Role>(objects, 'Role', namespace).rules), [
+      assert.deepEqual(rulesOf((one(objects, 'Role', namespace) as V1Role).rules), [
         ' persistentvolumeclaims [] get,list,delete,patch',
         ' pods [] list',
         ' secrets [] get,list,delete',
@@ -201,7 +201,7 @@ describe('RBAC per collector: rules only for the collectors on', () => {
         RUNS,
       ]);
     }
-    assert.deepEqual(rulesOf(one<V1ClusterRole>(objects, 'ClusterRole').rules), [' namespaces [team-a,team-b] get']);
+    assert.deepEqual(rulesOf((one(objects, 'ClusterRole') as V1ClusterRole).rules), [' namespaces [team-a,team-b] get']);
     assert.equal(objects.filter((object) => object.kind === 'ClusterRoleBinding').length, 1);
   });
 
@@ -250,7 +250,7 @@ describe('the collectors reach the container as flags', () => {
     const values = { ...LIVE, collect: ['pipelineresources', 'workspace-pvcs'], pvcFinalizer: 'purge', planConfigMap: 'reviewed-plan' };
     const objects = await render(values);
     assert.deepEqual(containerOf(objects).args, ['apply', '/etc/tekton-resource-gc/plan/plan.json', '--collect=pipelineresources,workspace-pvcs', '--pvc-finalizer=purge']);
-    assert.deepEqual(one<V1Pod>(objects, 'Pod').spec?.containers[0]?.args, ['run', '--collect=pipelineresources,workspace-pvcs', '--pvc-finalizer=purge']);
+    assert.deepEqual((one(objects, 'Pod') as V1Pod).spec?.containers[0]?.args, ['run', '--collect=pipelineresources,workspace-pvcs', '--pvc-finalizer=purge']);
     const sharded = await render({ collect: ['pac-secrets'], shards: [{ name: 'a', namespaceSelector: 'shard=a' }, { name: 'b', namespaceSelector: 'shard=b' }] });
     const cronJobs = sharded.filter((object) => object.kind === 'CronJob') as V1CronJob[];
     assert.deepEqual(
