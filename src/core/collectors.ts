@@ -7,7 +7,8 @@
  */
 import type { Rule } from './facts.js';
 import { TARGET_KIND, type ApiKind } from './kinds.js';
-import { AFFINITY_ASSISTANT_COMPONENT, COMPONENT_LABEL, MANAGED_BY_LABEL, PAC_MANAGED_BY, toClaimTarget, toPacSecretTarget, toStatefulSetTarget } from './markers.js';
+import { AFFINITY_ASSISTANT_COMPONENT, COMPONENT_LABEL, MANAGED_BY_LABEL, PAC_MANAGED_BY } from './labels.js';
+import { toClaimTarget, toPacSecretTarget, toStatefulSetTarget } from './markers.js';
 import {
   inUseByPod,
   inUseByStatefulSet,

@@ -244,3 +244,16 @@ function readParsed<T>(
   found.invalid.push(`${text.source} ${key} "${text.text}": ${parsed.error}`);
   return undefined;
 }
+
+/** `/retain`, `/retain-until`, `/retain-for`: what every retention key ends with, whatever --label-prefix is. */
+const RETENTION_KEY_ENDINGS: readonly string[] = Object.values(retentionKeys(''));
+
+/**
+ * A key a retention rule could read with some --label-prefix (`<prefix>/retain` ...). A
+ * target's other labels and annotations are never read once it is listed (its selector is
+ * the API server's), and can be large: kubectl's last-applied-configuration annotation holds
+ * the whole object.
+ */
+export function isRetentionKey(key: string): boolean {
+  return RETENTION_KEY_ENDINGS.some((ending) => key.endsWith(ending) && key.length > ending.length);
+}

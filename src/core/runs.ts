@@ -11,7 +11,10 @@
  */
 import { RUN_KINDS } from './kinds.js';
 import { describeValue, extractReferences, isRecord } from './refs.js';
-import { parseTimestampMs, retentionKeys } from './retention.js';
+import { isRetentionKey, parseTimestampMs } from './retention.js';
+import { readLeftoverLinks } from './runlinks.js';
+
+export { isRetentionKey } from './retention.js';
 import { EMPTY_LIST, type LinkState, type NamespaceRecord, type OwnerRef, type ReadProblem, type RunKindName, type RunRecord, type RunState, type TargetRecord } from './types.js';
 
 /** Reasons of a finished run that was stopped rather than left to succeed or fail. */
@@ -114,11 +117,21 @@ function readCompletionTime(value: unknown, problems: ReadProblem[]): string | u
   return value;
 }
 
-/** The compact record of one listed run of `kind`, whichever version it was read through. */
-export function toRunRecord(obj: unknown, kind: RunKindName): RunRecord {
+/** How much of a run to read: with `leftovers`, also what it links to leftovers (runlinks.ts). */
+export interface RunReadOptions {
+  leftovers?: boolean;
+}
+
+/**
+ * The compact record of one listed run of `kind`, whichever version it was read through.
+ * Without `leftovers` it holds what PipelineResources need and nothing more.
+ */
+export function toRunRecord(obj: unknown, kind: RunKindName, options: RunReadOptions = {}): RunRecord {
   const problems: ReadProblem[] = [];
   const metadata = optionalRecord(isRecord(obj) ? obj['metadata'] : undefined, 'metadata', problems) ?? {};
   const identity = readRunIdentity(metadata, problems);
+  // Read before the state and references add theirs: only a problem with who the run is counts here.
+  const leftovers = options.leftovers === true ? readLeftoverLinks(obj, problems) : undefined;
   const ownerProblems: ReadProblem[] = [];
   const parentKind = RUN_KINDS[kind].parentKind;
   const parent = parentKind === undefined ? undefined : findParent(metadata['ownerReferences'], parentKind, ownerProblems);
@@ -137,6 +150,7 @@ export function toRunRecord(obj: unknown, kind: RunKindName): RunRecord {
     references: references.references?.length === 0 ? EMPTY_LIST : references.references,
     ...(parent !== undefined && { parentPipelineRun: parent }),
     problems: allProblems.length === 0 ? EMPTY_LIST : allProblems,
+    ...leftovers,
   };
 }
 
@@ -229,19 +243,6 @@ export function toTargetRecord(obj: unknown): TargetRecord {
   };
   if (problems.length > 0) throw new UnreadableObjectError(`PipelineResource ${record.namespace}/${record.name}`, problems);
   return record;
-}
-
-/** `/retain`, `/retain-until`, `/retain-for`: what every retention key ends with, whatever --label-prefix is. */
-const RETENTION_KEY_ENDINGS: readonly string[] = Object.values(retentionKeys(''));
-
-/**
- * A key a retention rule could read with some --label-prefix (`<prefix>/retain` ...). A
- * target's other labels and annotations are never read once it is listed (its selector is
- * the API server's), and can be large: kubectl's last-applied-configuration annotation holds
- * the whole object.
- */
-export function isRetentionKey(key: string): boolean {
-  return RETENTION_KEY_ENDINGS.some((ending) => key.endsWith(ending) && key.length > ending.length);
 }
 
 /** The compact record of one Namespace. Throws UnreadableObjectError on a malformed object. */
