@@ -1,13 +1,29 @@
-import { REASONS, type Decision, type Reason } from '../core/types.js';
+import { COLLECTORS, DEFAULT_COLLECTORS, collectorOf, type CollectorName } from '../core/collectors.js';
+import { ALL_REASONS, type Decision, type Reason, type ReferenceView, type TargetKindName } from '../core/types.js';
 import type { Config } from '../config.js';
-import { RESULTS, type Report, type ReportItem, type ReportPlan, type ReportReference, type ReportScope, type Result } from './model.js';
+import {
+  RESULTS,
+  type ByteCounts,
+  type KindCounts,
+  type Report,
+  type ReportItem,
+  type ReportPlan,
+  type ReportReference,
+  type ReportScope,
+  type ReportSummary,
+  type Result,
+} from './model.js';
 
 /** Everything one pass knows at its end; the report is a pure function of it. */
 export interface PassRecord {
   dryRun: boolean;
   startedAt: Date;
   finishedAt: Date;
-  scope: Pick<Config, 'namespaces' | 'excludeNamespaces' | 'selector'> & Partial<Pick<Config, 'namespaceSelector'>>;
+  /**
+   * What the pass looked at: namespaces, selectors, and the collectors that were on
+   * (`collect`; absent: the default, PipelineResources alone).
+   */
+  scope: Pick<Config, 'namespaces' | 'excludeNamespaces' | 'selector'> & Partial<Pick<Config, 'namespaceSelector' | 'collect'>>;
   /** How many runs (PipelineRuns and TaskRuns) the pass listed. */
   runs: number;
   decisions: readonly Decision[];
@@ -25,8 +41,34 @@ export interface PassRecord {
   errors?: readonly string[];
 }
 
+/** The kind whose report reads as it did before leftovers: its references carry no `via` (its runs name it in their spec). */
+const PIPELINERESOURCE_KIND: TargetKindName = COLLECTORS.pipelineresources.kind;
+
+/** The collector whose targets have a size: the report adds up their bytes (summary.bytes). */
+const SIZED_COLLECTOR: CollectorName = 'workspace-pvcs';
+export const SIZED_KIND: TargetKindName = COLLECTORS[SIZED_COLLECTOR].kind;
+
+/**
+ * Whether a collector other than PipelineResources' was on: the text and Markdown reports
+ * then show kinds, sizes and holders; without one they read as they did before leftovers.
+ */
+export function showsLeftovers(report: Pick<Report, 'summary'>): boolean {
+  return Object.keys(report.summary.byKind).some((kind) => kind !== PIPELINERESOURCE_KIND);
+}
+
 export function buildReport(pass: PassRecord): Report {
-  const items = pass.decisions.map((decision) => toItem(decision, resultOf(decision, pass))).sort(byNamespaceThenName);
+  const collect = pass.scope.collect ?? DEFAULT_COLLECTORS;
+  const items = pass.decisions.map((decision) => toItem(decision, resultOf(decision, pass))).sort(byNamespaceKindName);
+  const summary: ReportSummary = {
+    targets: items.length,
+    runs: pass.runs,
+    delete: countWhere(items, (item) => item.action === 'delete'),
+    keep: countWhere(items, (item) => item.action === 'keep'),
+    results: countResults(items),
+    reasons: countReasons(items),
+    byKind: countByKind(items, collect),
+  };
+  if (collect.includes(SIZED_COLLECTOR)) summary.bytes = countBytes(items);
   const report: Report = {
     apiVersion: 'tekton-resource-gc.io/v1',
     kind: 'GCReport',
@@ -34,14 +76,7 @@ export function buildReport(pass: PassRecord): Report {
     startedAt: pass.startedAt.toISOString(),
     finishedAt: pass.finishedAt.toISOString(),
     scope: toScope(pass.scope),
-    summary: {
-      targets: items.length,
-      runs: pass.runs,
-      delete: countWhere(items, (item) => item.action === 'delete'),
-      keep: countWhere(items, (item) => item.action === 'keep'),
-      results: countResults(items),
-      reasons: countReasons(items),
-    },
+    summary,
     items,
   };
   if (pass.plan !== undefined) report.plan = { ...pass.plan };
@@ -55,9 +90,39 @@ export function countResults(items: readonly Pick<ReportItem, 'result'>[]): Part
   return countInOrder(RESULTS, items, (item) => item.result);
 }
 
-/** Counts of the reasons that occur, keys in REASONS order (rule order). */
+/** Counts of the reasons that occur, keys in ALL_REASONS order (each table's rule order). */
 export function countReasons(items: readonly Pick<ReportItem, 'reason'>[]): Partial<Record<Reason, number>> {
-  return countInOrder(REASONS, items, (item) => item.reason);
+  return countInOrder(ALL_REASONS, items, (item) => item.reason);
+}
+
+/**
+ * Targets, deletes and keeps of each kind: every kind whose collector was on, zeros
+ * included (a reader sees what was collected), and any other kind an item has; in kind
+ * order, as items sort.
+ */
+export function countByKind(items: readonly Pick<ReportItem, 'kind' | 'action'>[], collect: readonly CollectorName[]): Partial<Record<TargetKindName, KindCounts>> {
+  const tally = new Map<TargetKindName, KindCounts>(collect.map((name) => [COLLECTORS[name].kind, { targets: 0, delete: 0, keep: 0 }]));
+  for (const item of items) {
+    let counts = tally.get(item.kind);
+    if (counts === undefined) tally.set(item.kind, (counts = { targets: 0, delete: 0, keep: 0 }));
+    counts.targets++;
+    counts[item.action]++;
+  }
+  const byKind: Partial<Record<TargetKindName, KindCounts>> = {};
+  for (const kind of [...tally.keys()].sort(compareStrings)) byKind[kind] = tally.get(kind);
+  return byKind;
+}
+
+/** docs/reports.md, "Leftovers in the report": a claim of unknown size adds nothing. */
+export function countBytes(items: readonly Pick<ReportItem, 'bytes' | 'action' | 'result'>[]): ByteCounts {
+  const bytes: ByteCounts = { candidates: 0, released: 0, pending: 0 };
+  for (const item of items) {
+    if (item.bytes === undefined || item.action !== 'delete') continue;
+    bytes.candidates += item.bytes;
+    if (item.result === 'deleted') bytes.released += item.bytes;
+    if (item.result === 'terminating') bytes.pending += item.bytes;
+  }
+  return bytes;
 }
 
 /** One pass over the items, no array made: a report may hold 40,000. */
@@ -87,23 +152,44 @@ function resultOf(decision: Decision, pass: PassRecord): Result {
 
 function toItem(decision: Decision, result: Result): ReportItem {
   const { target } = decision;
+  const showVia = target.kind !== PIPELINERESOURCE_KIND;
+  const size = target.leftover?.bytes;
   return {
     namespace: target.namespace,
+    kind: target.kind,
+    collector: collectorOf(target.kind).name,
     name: target.name,
     uid: target.uid,
     createdAt: target.createdAt,
+    ...(size !== undefined && { bytes: size.value, bytesFrom: size.from }),
     action: decision.action,
     reason: decision.reason,
     message: decision.message,
-    references: decision.references.map(toReportReference),
+    references: decision.references.map((reference) => toReportReference(reference, showVia)),
+    ...(decision.heldBy !== undefined && decision.heldBy.length > 0 && { heldBy: decision.heldBy.map(toReportHolder) }),
     result,
   };
 }
 
-/** A reference with only the fields the report shows, in SPEC's key order. */
-export function toReportReference(reference: ReportReference): ReportReference {
-  const { kind, name, state, finishedAt } = reference;
-  return finishedAt === undefined ? { kind, name, state } : { kind, name, state, finishedAt };
+/**
+ * A reference with only the fields the report shows, in the schema's key order: `via` only
+ * when asked for (leftovers), `finishedAt` only once known.
+ */
+export function toReportReference(reference: ReportReference | ReferenceView, withVia: boolean): ReportReference {
+  const { kind, name, state, finishedAt, via } = reference;
+  return {
+    kind,
+    name,
+    state,
+    ...(finishedAt !== undefined && { finishedAt }),
+    ...(withVia && via !== undefined && { via }),
+  };
+}
+
+/** A holder in the schema's key order, `phase` only when the Pod has one. */
+export function toReportHolder(holder: NonNullable<ReportItem['heldBy']>[number]): NonNullable<ReportItem['heldBy']>[number] {
+  const { kind, name, phase } = holder;
+  return phase === undefined ? { kind, name } : { kind, name, phase };
 }
 
 function toScope(scope: PassRecord['scope']): ReportScope {
@@ -116,8 +202,8 @@ function toScope(scope: PassRecord['scope']): ReportScope {
 }
 
 /** Plain code-unit order, not locale order: the same report on every machine. */
-function byNamespaceThenName(a: ReportItem, b: ReportItem): number {
-  return compareStrings(a.namespace, b.namespace) || compareStrings(a.name, b.name);
+function byNamespaceKindName(a: ReportItem, b: ReportItem): number {
+  return compareStrings(a.namespace, b.namespace) || compareStrings(a.kind, b.kind) || compareStrings(a.name, b.name);
 }
 
 function compareStrings(a: string, b: string): number {

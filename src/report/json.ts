@@ -1,6 +1,6 @@
-import { REASONS } from '../core/types.js';
+import { ALL_REASONS } from '../core/types.js';
 import { escapeControlsInJson } from '../escape.js';
-import { toReportReference } from './build.js';
+import { toReportHolder, toReportReference } from './build.js';
 import { RESULTS, type Report, type ReportItem, type ReportSummary } from './model.js';
 
 /**
@@ -74,26 +74,34 @@ function listField(name: 'warnings' | 'errors', values: readonly string[] | unde
 }
 
 function orderedSummary(summary: ReportSummary): ReportSummary {
+  const { bytes } = summary;
   return {
     targets: summary.targets,
     runs: summary.runs,
     delete: summary.delete,
     keep: summary.keep,
     results: pickInOrder(RESULTS, summary.results),
-    reasons: pickInOrder(REASONS, summary.reasons),
+    reasons: pickInOrder(ALL_REASONS, summary.reasons),
+    byKind: Object.fromEntries(Object.entries(summary.byKind).map(([kind, counts]) => [kind, { targets: counts.targets, delete: counts.delete, keep: counts.keep }])),
+    ...(bytes !== undefined && { bytes: { candidates: bytes.candidates, released: bytes.released, pending: bytes.pending } }),
   };
 }
 
+/** docs/gcreport.schema.json's key order; `bytes`, `bytesFrom` and `heldBy` only when the item has them. */
 function orderedItem(item: ReportItem): ReportItem {
   return {
     namespace: item.namespace,
+    kind: item.kind,
+    collector: item.collector,
     name: item.name,
     uid: item.uid,
     createdAt: item.createdAt,
+    ...(item.bytes !== undefined && { bytes: item.bytes, bytesFrom: item.bytesFrom }),
     action: item.action,
     reason: item.reason,
     message: item.message,
-    references: item.references.map(toReportReference),
+    references: item.references.map((reference) => toReportReference(reference, reference.via !== undefined)),
+    ...(item.heldBy !== undefined && item.heldBy.length > 0 && { heldBy: item.heldBy.map(toReportHolder) }),
     result: item.result,
   };
 }

@@ -1,26 +1,62 @@
-import type { Action, LinkState, Reason, RunKindName } from '../core/types.js';
+import type { CollectorName } from '../core/collectors.js';
+import type { Action, Holder, LinkState, LinkVia, Reason, RunKindName, TargetKindName } from '../core/types.js';
 
-/** What happened to one target in this pass (docs/reports.md, "Results"). */
-export const RESULTS = ['would-delete', 'deleted', 'gone', 'changed', 'failed', 'aborted', 'kept'] as const;
+/**
+ * What happened to one target in this pass (docs/reports.md, "Results"). `terminating`: a
+ * claim deleted but still held by a finalizer, which is not an error.
+ */
+export const RESULTS = ['would-delete', 'deleted', 'terminating', 'gone', 'changed', 'failed', 'aborted', 'kept'] as const;
 export type Result = (typeof RESULTS)[number];
 
 export interface ReportReference {
   kind: RunKindName;
   name: string;
+  /** `gone`: a leftover's owner that no listed run is. */
   state: LinkState;
   finishedAt?: string;
+  /** How the run links the target; shown on leftovers only (a PipelineResource's runs name it in their spec). */
+  via?: LinkVia;
 }
+
+/** A Pod or StatefulSet that uses a leftover, as the report shows it. */
+export type ReportHolder = Holder;
 
 export interface ReportItem {
   namespace: string;
+  kind: TargetKindName;
+  /** The collector whose target it is: one per kind. */
+  collector: CollectorName;
   name: string;
   uid: string;
   createdAt: string;
+  /** A claim's size, rounded up to a whole byte; claims only, when they state one. */
+  bytes?: number;
+  /** Where `bytes` was read: `status.capacity.storage` or `spec.resources.requests.storage`. */
+  bytesFrom?: 'capacity' | 'request';
   action: Action;
   reason: Reason;
   message: string;
   references: ReportReference[];
+  /** What uses it (in-use-by-pod, in-use-by-statefulset, a terminating claim's Pods); absent when nothing does. */
+  heldBy?: ReportHolder[];
   result: Result;
+}
+
+/** How many targets of one kind the pass saw, and its decisions for them. */
+export interface KindCounts {
+  targets: number;
+  delete: number;
+  keep: number;
+}
+
+/** Bytes of claims (docs/reports.md, "Leftovers in the report"). */
+export interface ByteCounts {
+  /** Every claim decided `delete`, whatever its result. */
+  candidates: number;
+  /** Claims whose result is `deleted`. */
+  released: number;
+  /** Claims whose result is `terminating`. */
+  pending: number;
 }
 
 export interface ReportScope {
@@ -39,8 +75,15 @@ export interface ReportSummary {
   keep: number;
   /** Only results that occurred, in RESULTS order. */
   results: Partial<Record<Result, number>>;
-  /** Only reasons that occurred, in REASONS order. */
+  /** Only reasons that occurred, in ALL_REASONS order. */
   reasons: Partial<Record<Reason, number>>;
+  /**
+   * One entry per kind whose collector was on, zeros included, in kind order. What the
+   * renderers read to tell a report with leftovers from one of PipelineResources alone.
+   */
+  byKind: Partial<Record<TargetKindName, KindCounts>>;
+  /** Present only when the workspace-pvcs collector was on. */
+  bytes?: ByteCounts;
 }
 
 /** The report of one pass: the JSON of docs/gcreport.schema.json, field for field. */
@@ -52,7 +95,7 @@ export interface Report {
   finishedAt: string;
   scope: ReportScope;
   summary: ReportSummary;
-  /** Sorted by namespace, then name. */
+  /** Sorted by namespace, kind, then name. */
   items: ReportItem[];
   /** The plan this pass wrote (a dry run with --plan-file) or applied (`apply`). Present only then. */
   plan?: ReportPlan;

@@ -1,12 +1,13 @@
-import { REASONS, type Reason } from '../core/types.js';
+import { ALL_REASONS, type Reason } from '../core/types.js';
 import { escapeControls } from '../escape.js';
-import { countReasons } from './build.js';
-import { RESULTS, type Report, type ReportItem, type ReportReference, type Result } from './model.js';
+import { SIZED_KIND, countReasons, showsLeftovers } from './build.js';
+import { RESULTS, type Report, type ReportHolder, type ReportItem, type ReportReference, type Result } from './model.js';
 
 /** What each result means, as the summary line says it: `3 would be deleted`. */
 const RESULT_PHRASES: { readonly [R in Result]: string } = {
   'would-delete': 'would be deleted',
   deleted: 'deleted',
+  terminating: 'left terminating',
   gone: 'already gone',
   changed: 'changed since listed',
   failed: 'failed',
@@ -30,7 +31,37 @@ export const REFERENCES_MAX_CHARS = 120;
 /** About how many characters renderTextChunks hands over at a time. */
 export const CHUNK_CHARS = 64 * 1024;
 
-const COLUMNS = ['NAMESPACE', 'NAME', 'ACTION', 'RESULT', 'REASON', 'REFERENCING RUNS', 'WHY'] as const;
+/**
+ * The table's columns and how an item fills them. Cluster text in cells is made safe to
+ * print; action, result, reason and kind are our own words.
+ */
+interface Layout {
+  columns: readonly string[];
+  row: (item: ReportItem) => string[];
+}
+
+/** PipelineResources alone: the table as it was before leftovers. */
+const RESOURCES_LAYOUT: Layout = {
+  columns: ['NAMESPACE', 'NAME', 'ACTION', 'RESULT', 'REASON', 'REFERENCING RUNS', 'WHY'],
+  row: (item) => [escapeControls(item.namespace), escapeControls(item.name), item.action, item.result, item.reason, describeReferences(item.references), oneLine(item.message)],
+};
+
+/** A leftover collector on: what kind each target is, a claim's size, and what holds it. */
+const LEFTOVERS_LAYOUT: Layout = {
+  columns: ['NAMESPACE', 'KIND', 'NAME', 'SIZE', 'ACTION', 'RESULT', 'REASON', 'LINKED RUNS', 'HELD BY', 'WHY'],
+  row: (item) => [
+    escapeControls(item.namespace),
+    item.kind,
+    escapeControls(item.name),
+    item.bytes === undefined ? '-' : formatBytes(item.bytes),
+    item.action,
+    item.result,
+    item.reason,
+    describeReferences(item.references),
+    describeHolders(item.heldBy ?? []),
+    oneLine(item.message),
+  ],
+};
 
 /** A table a person reads, widths fitting the content, then one summary line. */
 export function renderText(report: Report): string {
@@ -43,12 +74,13 @@ export function renderText(report: Report): string {
  * print it, instead of all being held at once.
  */
 export function* renderTextChunks(report: Report): Generator<string> {
+  const { columns, row } = showsLeftovers(report) ? LEFTOVERS_LAYOUT : RESOURCES_LAYOUT;
   if (report.items.length > 0) {
-    const widths = COLUMNS.map((title) => title.length);
+    const widths = columns.map((title) => title.length);
     for (const item of report.items) {
       row(item).forEach((cell, column) => (widths[column] = Math.max(widths[column] ?? 0, cell.length)));
     }
-    let chunk = `${line([...COLUMNS], widths)}\n`;
+    let chunk = `${line(columns, widths)}\n`;
     for (const item of report.items) {
       chunk += `${line(row(item), widths)}\n`;
       if (chunk.length >= CHUNK_CHARS) {
@@ -60,6 +92,7 @@ export function* renderTextChunks(report: Report): Generator<string> {
   }
   const tail = [
     ...(report.plan === undefined ? [] : [`${planLine(report.plan)}\n`]),
+    ...(report.summary.bytes === undefined ? [] : [`${bytesLine(report)}\n`]),
     ...(report.warnings ?? []).map((warning) => `warning: ${oneLine(warning)}\n`),
     ...(report.errors ?? []).map((error) => `error: ${oneLine(error)}\n`),
   ];
@@ -100,7 +133,7 @@ export function describeResults(results: Partial<Record<Result, number>>): strin
 
 /** e.g. `retained 1, runs-finished 1`, in rule order. */
 export function describeReasons(reasons: Partial<Record<Reason, number>>): string {
-  return REASONS.flatMap((reason) => {
+  return ALL_REASONS.flatMap((reason) => {
     const count = reasons[reason];
     return count === undefined || count === 0 ? [] : [`${reason} ${count}`];
   }).join(', ');
@@ -112,18 +145,82 @@ export function describeReasons(reasons: Partial<Record<Reason, number>>): strin
  * in run names escaped (a run's spec names its PipelineResources in free text).
  */
 export function describeReferences(references: readonly ReportReference[]): string {
-  if (references.length === 0) return '-';
-  const described = references.slice(0, REFERENCES_SHOWN).map((ref) => `${ref.kind}/${escapeControls(ref.name)} (${ref.state})`);
+  return describeCapped(
+    references.slice(0, REFERENCES_SHOWN).map((ref) => ({ head: `${ref.kind}/`, name: escapeControls(ref.name), tail: ` (${ref.state})` })),
+    references.length,
+  );
+}
+
+/**
+ * e.g. `Pod/build-1-pod (Running), StatefulSet/affinity-assistant-3c1d2e`; `(no phase)` for
+ * a Pod without one; `-` for none. Capped like describeReferences, names escaped (anyone
+ * who may create a Pod names it).
+ */
+export function describeHolders(holders: readonly ReportHolder[]): string {
+  return describeCapped(
+    holders.slice(0, REFERENCES_SHOWN).map((holder) => ({
+      head: `${holder.kind}/`,
+      name: escapeControls(holder.name),
+      tail: holder.kind === 'Pod' ? ` (${holder.phase === undefined ? 'no phase' : escapeControls(holder.phase)})` : '',
+    })),
+    holders.length,
+  );
+}
+
+/** One entry of a capped cell: `head`, then the (escaped) name that may be cut, then `tail`. */
+interface CellEntry {
+  head: string;
+  name: string;
+  tail: string;
+}
+
+/**
+ * The first entries (at most REFERENCES_SHOWN of `total`) in at most REFERENCES_MAX_CHARS
+ * characters: fewer when they do not fit, a single one too long for it with its name cut,
+ * then `+N more`; `-` for none.
+ */
+function describeCapped(entries: readonly CellEntry[], total: number): string {
+  if (total === 0) return '-';
+  const described = entries.map((entry) => `${entry.head}${entry.name}${entry.tail}`);
   for (let shown = described.length; shown > 1; shown--) {
-    const cell = withMore(described.slice(0, shown), references.length - shown);
+    const cell = withMore(described.slice(0, shown), total - shown);
     if (cell.length <= REFERENCES_MAX_CHARS) return cell;
   }
-  const [first] = references;
-  const cell = withMore(described.slice(0, 1), references.length - 1);
+  const [first] = entries;
+  const cell = withMore(described.slice(0, 1), total - 1);
   if (first === undefined || cell.length <= REFERENCES_MAX_CHARS) return cell;
-  const name = escapeControls(first.name);
-  const room = REFERENCES_MAX_CHARS - (cell.length - name.length) - 1;
-  return withMore([`${first.kind}/${cutAt(name, room)}… (${first.state})`], references.length - 1);
+  const room = REFERENCES_MAX_CHARS - (cell.length - first.name.length) - 1;
+  return withMore([`${first.head}${cutAt(first.name, room)}…${first.tail}`], total - 1);
+}
+
+/** Binary units, as Kubernetes writes quantities: `50Gi`, `1500Mi`, `512`. */
+const BYTE_UNITS = ['Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'] as const;
+
+/**
+ * A size as a person reads it: in the largest unit that divides it and leaves a number
+ * below 10000 (`50Gi`, `1500Mi`), else with one decimal in the largest unit it reaches
+ * (`953.7Mi` for 1G); whole bytes below 1Ki.
+ */
+export function formatBytes(bytes: number): string {
+  const scaled = BYTE_UNITS.map((unit, index) => ({ unit, value: bytes / 1024 ** (index + 1) })).reverse();
+  const exact = scaled.find(({ value }) => Number.isInteger(value) && value >= 1 && value < 10_000);
+  if (exact !== undefined) return `${exact.value}${exact.unit}`;
+  const reached = scaled.find(({ value }) => value >= 1);
+  if (reached === undefined) return String(bytes);
+  return `${reached.value.toFixed(1)}${reached.unit}`;
+}
+
+/**
+ * e.g. `bytes: 51.5Gi would be released (3 claims to delete)` in a dry run, `bytes: 50Gi
+ * released, 1.5Gi pending (terminating), of 51.5Gi (3 claims to delete)` in a live pass
+ * (docs/reports.md, "Leftovers in the report").
+ */
+export function bytesLine(report: Pick<Report, 'dryRun' | 'summary'>): string {
+  const { bytes, byKind } = report.summary;
+  const claims = plural(byKind[SIZED_KIND]?.delete ?? 0, 'claim');
+  const candidates = formatBytes(bytes?.candidates ?? 0);
+  if (report.dryRun) return `bytes: ${candidates} would be released (${claims} to delete)`;
+  return `bytes: ${formatBytes(bytes?.released ?? 0)} released, ${formatBytes(bytes?.pending ?? 0)} pending (terminating), of ${candidates} (${claims} to delete)`;
 }
 
 function withMore(shown: readonly string[], hidden: number): string {
@@ -138,11 +235,6 @@ function cutAt(text: string, length: number): string {
 
 export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
-
-/** Cluster text in cells is made safe to print; action, result and reason are our own words. */
-function row(item: ReportItem): string[] {
-  return [escapeControls(item.namespace), escapeControls(item.name), item.action, item.result, item.reason, describeReferences(item.references), oneLine(item.message)];
 }
 
 /** Columns two spaces apart, the last one unpadded so no line ends in spaces. */

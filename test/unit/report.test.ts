@@ -234,6 +234,7 @@ describe('buildReport', () => {
 
 describe('renderJson', () => {
   // docs/spec.md's example report, with its elisions filled in: the exact shape and key order.
+  // Every report names each item's kind and collector and counts by kind, whatever is collected.
   const SPEC_EXAMPLE = {
     apiVersion: 'tekton-resource-gc.io/v1',
     kind: 'GCReport',
@@ -248,10 +249,13 @@ describe('renderJson', () => {
       keep: 2,
       results: { 'would-delete': 1, kept: 2 },
       reasons: { retained: 1, 'referenced-by-active-run': 1, 'runs-finished': 1 },
+      byKind: { PipelineResource: { targets: 3, delete: 1, keep: 2 } },
     },
     items: [
       {
         namespace: 'ci',
+        kind: 'PipelineResource',
+        collector: 'pipelineresources',
         name: 'src-abc123',
         uid: 'uid-ci-src-abc123',
         createdAt: '2026-11-20T08:00:00Z',
@@ -263,6 +267,8 @@ describe('renderJson', () => {
       },
       {
         namespace: 'ci',
+        kind: 'PipelineResource',
+        collector: 'pipelineresources',
         name: 'src-def456',
         uid: 'uid-ci-src-def456',
         createdAt: '2026-11-20T08:00:00Z',
@@ -274,6 +280,8 @@ describe('renderJson', () => {
       },
       {
         namespace: 'team-a',
+        kind: 'PipelineResource',
+        collector: 'pipelineresources',
         name: 'base-image',
         uid: 'uid-team-a-base-image',
         createdAt: '2026-11-20T08:00:00Z',

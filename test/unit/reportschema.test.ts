@@ -4,6 +4,7 @@ import { decide } from '../../src/core/decide.js';
 import { buildReport } from '../../src/report/build.js';
 import { renderJson } from '../../src/report/json.js';
 import type { Report } from '../../src/report/model.js';
+import { LEFTOVERS_LIVE } from '../fixtures/unit/leftoverreport.js';
 import { NOW, POLICY, activeRun, run, target } from '../fixtures/unit/records.js';
 import { reportSchemaErrors } from '../support/reportschema.js';
 
@@ -62,5 +63,38 @@ describe('docs/gcreport.schema.json', () => {
       ['empty warnings', { ...report, warnings: [] }],
     ];
     for (const [what, document] of broken) assert.notDeepEqual(reportSchemaErrors(document), [], what);
+  });
+
+  it('accepts reports with leftovers: kinds, collectors, bytes, holders, gone owners, terminating', () => {
+    assert.deepEqual(reportSchemaErrors(printed(buildReport(LEFTOVERS_LIVE))), []);
+    assert.deepEqual(reportSchemaErrors(printed(buildReport({ ...LEFTOVERS_LIVE, dryRun: true, results: new Map() }))), []);
+  });
+
+  it('refuses leftover items the collector never prints', () => {
+    const report = printed(buildReport(LEFTOVERS_LIVE)) as Record<string, unknown> & { items: Record<string, unknown>[]; summary: Record<string, unknown> };
+    const claim = report.items.find((item) => item['name'] === 'pvc-build-2') as Record<string, unknown>;
+    const secret = report.items.find((item) => item['kind'] === 'Secret') as Record<string, unknown>;
+    const { bytesFrom: _, ...claimWithoutFrom } = claim;
+    const { kind: __, ...claimWithoutKind } = claim;
+    const broken: Array<[string, Record<string, unknown>]> = [
+      ['a kind with another collector', { ...claim, collector: 'pac-secrets' }],
+      ['an unknown kind', { ...claim, kind: 'ConfigMap' }],
+      ['no kind', claimWithoutKind],
+      ['bytes on a Secret', { ...secret, bytes: 1, bytesFrom: 'request' }],
+      ['bytes without bytesFrom', claimWithoutFrom],
+      ['bytes that are not whole', { ...claim, bytes: 1.5 }],
+      ['an unknown bytesFrom', { ...claim, bytesFrom: 'limit' }],
+      ['an empty heldBy', { ...claim, heldBy: [] }],
+      ['a holder of another kind', { ...claim, heldBy: [{ kind: 'Deployment', name: 'x' }] }],
+      ['an unknown via', { ...claim, references: [{ kind: 'PipelineRun', name: 'r', state: 'gone', via: 'guess' }] }],
+      ['an unknown state', { ...claim, references: [{ kind: 'PipelineRun', name: 'r', state: 'vanished' }] }],
+    ];
+    for (const [what, item] of broken) assert.notDeepEqual(reportSchemaErrors({ ...report, items: [item] }), [], what);
+    const summaries: Array<[string, Record<string, unknown>]> = [
+      ['no byKind', Object.fromEntries(Object.entries(report.summary).filter(([key]) => key !== 'byKind'))],
+      ['a byKind of an unknown kind', { ...report.summary, byKind: { ConfigMap: { targets: 0, delete: 0, keep: 0 } } }],
+      ['bytes without pending', { ...report.summary, bytes: { candidates: 1, released: 1 } }],
+    ];
+    for (const [what, summary] of summaries) assert.notDeepEqual(reportSchemaErrors({ ...report, summary }), [], what);
   });
 });

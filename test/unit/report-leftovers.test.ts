@@ -1,0 +1,268 @@
+/**
+ * The report with leftover collectors on (docs/reports.md, "Leftovers in the report"): kind,
+ * collector, bytes and holders on items, counts by kind and bytes in the summary. A report
+ * of PipelineResources alone is report.test.ts's, unchanged.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ALL_REASONS, type Decision, type Reason } from '../../src/core/types.js';
+import { buildReport, countBytes } from '../../src/report/build.js';
+import { renderJson } from '../../src/report/json.js';
+import type { Report, ReportItem } from '../../src/report/model.js';
+import { REFERENCES_MAX_CHARS, bytesLine, describeHolders, formatBytes, renderText, summaryLine } from '../../src/report/text.js';
+import { GIBIBYTE, LEFTOVERS, LEFTOVERS_LIVE, MEBIBYTE } from '../fixtures/unit/leftoverreport.js';
+import { assertGolden } from '../support/golden.js';
+import { reportSchemaErrors } from '../support/reportschema.js';
+
+const LIVE = buildReport(LEFTOVERS_LIVE);
+const DRY_RUN = buildReport({ ...LEFTOVERS_LIVE, dryRun: true, results: new Map() });
+
+/** The fixture's decision for `name`. */
+function decisionOf(name: string): Decision {
+  const found = LEFTOVERS.find((decision) => decision.target.name === name);
+  assert.ok(found !== undefined, name);
+  return found;
+}
+
+function item(report: Report, name: string): ReportItem {
+  const found = report.items.find((candidate) => candidate.name === name);
+  assert.ok(found !== undefined, name);
+  return found;
+}
+
+describe('buildReport with leftovers', () => {
+  it('sorts items by namespace, then kind, then name', () => {
+    assert.deepEqual(
+      LIVE.items.map((i) => `${i.namespace}/${i.kind}/${i.name}`),
+      [
+        'ci/PersistentVolumeClaim/pvc-build-1',
+        'ci/PersistentVolumeClaim/pvc-build-2',
+        'ci/PersistentVolumeClaim/pvc-build-3',
+        'ci/PipelineResource/src-abc123',
+        'ci/Secret/pac-gitauth-xyz',
+        'team-a/PersistentVolumeClaim/pvc-aa-0',
+        'team-a/StatefulSet/affinity-assistant-7f3e',
+      ],
+    );
+  });
+
+  it('names each item kind and its collector', () => {
+    assert.deepEqual(
+      LIVE.items.map((i) => [i.kind, i.collector]),
+      [
+        ['PersistentVolumeClaim', 'workspace-pvcs'],
+        ['PersistentVolumeClaim', 'workspace-pvcs'],
+        ['PersistentVolumeClaim', 'workspace-pvcs'],
+        ['PipelineResource', 'pipelineresources'],
+        ['Secret', 'pac-secrets'],
+        ['PersistentVolumeClaim', 'workspace-pvcs'],
+        ['StatefulSet', 'affinity-assistants'],
+      ],
+    );
+  });
+
+  it("shows how runs link leftovers (via), a gone owner's state, and no via on PipelineResources", () => {
+    assert.deepEqual(item(LIVE, 'pvc-build-2').references, [{ kind: 'PipelineRun', name: 'build-2', state: 'gone', via: 'ownerReference' }]);
+    assert.deepEqual(item(LIVE, 'pac-gitauth-xyz').references, [{ kind: 'PipelineRun', name: 'build-1', state: 'succeeded', finishedAt: '2026-11-28T22:14:03Z', via: 'annotation' }]);
+    assert.deepEqual(item(LIVE, 'pvc-aa-0').references, [{ kind: 'PipelineRun', name: 'deploy-9', state: 'running', via: 'label' }]);
+    const resource = buildReport({ ...LEFTOVERS_LIVE, decisions: [{ ...decisionOf('src-abc123'), references: [{ kind: 'TaskRun', name: 't', state: 'running', via: 'spec' }] }] });
+    assert.deepEqual(resource.items[0]?.references, [{ kind: 'TaskRun', name: 't', state: 'running' }]);
+  });
+
+  it('carries bytes and where they were read only on claims that state a size', () => {
+    const sizes = LIVE.items.map((i) => [i.name, i.bytes, i.bytesFrom]);
+    assert.deepEqual(sizes, [
+      ['pvc-build-1', 50 * GIBIBYTE, 'capacity'],
+      ['pvc-build-2', 1500 * MEBIBYTE, 'request'],
+      ['pvc-build-3', undefined, undefined],
+      ['src-abc123', undefined, undefined],
+      ['pac-gitauth-xyz', undefined, undefined],
+      ['pvc-aa-0', 10 * GIBIBYTE, 'capacity'],
+      ['affinity-assistant-7f3e', undefined, undefined],
+    ]);
+    assert.equal('bytes' in item(LIVE, 'pvc-build-3'), false);
+  });
+
+  it('carries what holds an item, a Pod without a phase without one, and nothing when nothing holds it', () => {
+    assert.deepEqual(item(LIVE, 'pvc-build-3').heldBy, [
+      { kind: 'Pod', name: 'build-3-pod', phase: 'Running' },
+      { kind: 'Pod', name: 'debug-shell' },
+    ]);
+    assert.deepEqual(item(LIVE, 'pvc-aa-0').heldBy, [{ kind: 'StatefulSet', name: 'affinity-assistant-7f3e' }]);
+    assert.equal('heldBy' in item(LIVE, 'pvc-build-1'), false);
+    assert.equal('heldBy' in item(buildReport({ ...LEFTOVERS_LIVE, decisions: [{ ...decisionOf('pvc-build-2'), heldBy: [] }] }), 'pvc-build-2'), false);
+  });
+
+  it('takes terminating from the delete phase, and counts it as a result', () => {
+    assert.equal(item(LIVE, 'pvc-build-2').result, 'terminating');
+    assert.deepEqual(LIVE.summary.results, { deleted: 3, terminating: 1, kept: 3 });
+  });
+
+  it('counts reasons of every table in one order', () => {
+    const occurred: Reason[] = ['unreferenced', 'owner-gone', 'runs-finished', 'referenced-by-active-run', 'in-use-by-statefulset', 'in-use-by-pod'];
+    assert.deepEqual(Object.keys(LIVE.summary.reasons), occurred.sort(byRuleOrder));
+    assert.deepEqual(Object.keys(LIVE.summary.reasons), ['referenced-by-active-run', 'in-use-by-pod', 'in-use-by-statefulset', 'runs-finished', 'owner-gone', 'unreferenced']);
+  });
+
+  it('counts targets, deletes and keeps by kind: every kind collected, zeros included, in kind order', () => {
+    assert.deepEqual(LIVE.summary.byKind, {
+      PersistentVolumeClaim: { targets: 4, delete: 2, keep: 2 },
+      PipelineResource: { targets: 1, delete: 1, keep: 0 },
+      Secret: { targets: 1, delete: 1, keep: 0 },
+      StatefulSet: { targets: 1, delete: 0, keep: 1 },
+    });
+    const claimsOnly = buildReport({ ...LEFTOVERS_LIVE, scope: { ...LEFTOVERS_LIVE.scope, collect: ['workspace-pvcs', 'pac-secrets'] }, decisions: [] });
+    assert.deepEqual(claimsOnly.summary.byKind, { PersistentVolumeClaim: { targets: 0, delete: 0, keep: 0 }, Secret: { targets: 0, delete: 0, keep: 0 } });
+  });
+
+  it('counts PipelineResources alone when no collector is named (the default)', () => {
+    const { collect: _, ...scope } = LEFTOVERS_LIVE.scope;
+    const report = buildReport({ ...LEFTOVERS_LIVE, scope, decisions: [decisionOf('src-abc123')] });
+    assert.deepEqual(report.summary.byKind, { PipelineResource: { targets: 1, delete: 1, keep: 0 } });
+    assert.equal('bytes' in report.summary, false);
+  });
+
+  it('adds up bytes: candidates decided delete, released deleted, pending terminating', () => {
+    // pvc-build-1 (50Gi, deleted) and pvc-build-2 (1500Mi, terminating) are the candidates; pvc-aa-0 is kept.
+    assert.deepEqual(LIVE.summary.bytes, { candidates: 50 * GIBIBYTE + 1500 * MEBIBYTE, released: 50 * GIBIBYTE, pending: 1500 * MEBIBYTE });
+    assert.deepEqual(DRY_RUN.summary.bytes, { candidates: 50 * GIBIBYTE + 1500 * MEBIBYTE, released: 0, pending: 0 });
+  });
+
+  it('bytes: a claim of unknown size adds nothing; gone, changed, failed and aborted count as candidates only', () => {
+    const claim = (result: ReportItem['result'], bytes?: number): Pick<ReportItem, 'bytes' | 'action' | 'result'> => ({ action: result === 'kept' ? 'keep' : 'delete', result, ...(bytes !== undefined && { bytes }) });
+    const rows: [string, Pick<ReportItem, 'bytes' | 'action' | 'result'>[], ReturnType<typeof countBytes>][] = [
+      ['no claims', [], { candidates: 0, released: 0, pending: 0 }],
+      ['unknown size, deleted', [claim('deleted')], { candidates: 0, released: 0, pending: 0 }],
+      ['kept', [claim('kept', 5)], { candidates: 0, released: 0, pending: 0 }],
+      ['gone (deleted by someone else)', [claim('gone', 5)], { candidates: 5, released: 0, pending: 0 }],
+      ['changed, failed, aborted', [claim('changed', 1), claim('failed', 2), claim('aborted', 4)], { candidates: 7, released: 0, pending: 0 }],
+      ['deleted and terminating', [claim('deleted', 1), claim('terminating', 2), claim('would-delete', 4)], { candidates: 7, released: 1, pending: 2 }],
+    ];
+    for (const [what, items, expected] of rows) assert.deepEqual(countBytes(items), expected, what);
+  });
+
+  it('has summary.bytes only when workspace-pvcs was on', () => {
+    const withoutClaims = buildReport({ ...LEFTOVERS_LIVE, scope: { ...LEFTOVERS_LIVE.scope, collect: ['pipelineresources', 'pac-secrets'] } });
+    assert.equal('bytes' in withoutClaims.summary, false);
+  });
+});
+
+describe('renderJson with leftovers', () => {
+  it("writes an item's keys in the schema's order, the optional ones only when set", () => {
+    const parsed = JSON.parse(renderJson(LIVE)) as { items: [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>]; summary: Record<string, unknown> };
+    assert.deepEqual(Object.keys(parsed.items[1]), ['namespace', 'kind', 'collector', 'name', 'uid', 'createdAt', 'bytes', 'bytesFrom', 'action', 'reason', 'message', 'references', 'heldBy', 'result']);
+    assert.deepEqual(Object.keys(parsed.items[3]), ['namespace', 'kind', 'collector', 'name', 'uid', 'createdAt', 'action', 'reason', 'message', 'references', 'result']);
+    assert.deepEqual(Object.keys(parsed.summary), ['targets', 'runs', 'delete', 'keep', 'results', 'reasons', 'byKind', 'bytes']);
+    assert.deepEqual(parsed.items[1]['heldBy'], [{ kind: 'Pod', name: 'build-2-pod', phase: 'Succeeded' }]);
+  });
+
+  it('keeps that order whoever assembled the Report', () => {
+    const shuffled: Report = {
+      ...LIVE,
+      summary: { ...(LIVE.summary.bytes !== undefined && { bytes: LIVE.summary.bytes }), byKind: LIVE.summary.byKind, reasons: LIVE.summary.reasons, results: LIVE.summary.results, keep: LIVE.summary.keep, delete: LIVE.summary.delete, runs: LIVE.summary.runs, targets: LIVE.summary.targets },
+      items: LIVE.items.map(({ result, heldBy, references, message, reason, action, bytesFrom, bytes, createdAt, uid, name, collector, kind, namespace }) => ({
+        result,
+        ...(heldBy !== undefined && { heldBy: heldBy.map(({ phase, name: holder, kind: holderKind }) => ({ ...(phase !== undefined && { phase }), name: holder, kind: holderKind })) }),
+        references: references.map(({ via, finishedAt, state, name: run, kind: runKind }) => ({ ...(via !== undefined && { via }), ...(finishedAt !== undefined && { finishedAt }), state, name: run, kind: runKind })),
+        message,
+        reason,
+        action,
+        ...(bytes !== undefined && { bytesFrom, bytes }),
+        createdAt,
+        uid,
+        name,
+        collector,
+        kind,
+        namespace,
+      })),
+    };
+    assert.equal(renderJson(shuffled), renderJson(LIVE));
+  });
+
+  it('matches docs/gcreport.schema.json, live and dry run', () => {
+    for (const report of [LIVE, DRY_RUN]) assert.deepEqual(reportSchemaErrors(JSON.parse(renderJson(report))), []);
+  });
+});
+
+/** ALL_REASONS order, as the summary keeps it. */
+function byRuleOrder(a: Reason, b: Reason): number {
+  return ALL_REASONS.indexOf(a) - ALL_REASONS.indexOf(b);
+}
+
+describe('renderText with leftovers', () => {
+  it('matches the golden live table: KIND, SIZE, LINKED RUNS and HELD BY, and the bytes line', () => assertGolden('report-leftovers-live.txt', renderText(LIVE)));
+  it('matches the golden dry-run table', () => assertGolden('report-leftovers-dry-run.txt', renderText(DRY_RUN)));
+
+  it('reads as before leftovers when only pipelineresources is collected, named or by default', () => {
+    const { collect: _, ...scope } = LEFTOVERS_LIVE.scope;
+    const resources = [decisionOf('src-abc123')];
+    const byDefault = buildReport({ ...LEFTOVERS_LIVE, scope, decisions: resources });
+    const named = buildReport({ ...LEFTOVERS_LIVE, scope: { ...scope, collect: ['pipelineresources'] }, decisions: resources });
+    assert.equal(renderText(named), renderText(byDefault));
+    assert.equal(renderText(byDefault).split('\n')[0], 'NAMESPACE  NAME        ACTION  RESULT   REASON        REFERENCING RUNS  WHY');
+    assert.doesNotMatch(renderText(byDefault), /bytes:/);
+  });
+
+  it('has the leftover columns even when no leftover is in scope, and the bytes line with workspace-pvcs', () => {
+    const empty = buildReport({ ...LEFTOVERS_LIVE, decisions: [decisionOf('src-abc123')] });
+    const lines = renderText(empty).split('\n');
+    assert.equal(lines[0], 'NAMESPACE  KIND              NAME        SIZE  ACTION  RESULT   REASON        LINKED RUNS  HELD BY  WHY');
+    assert.equal(lines.at(-3), 'bytes: 0 released, 0 pending (terminating), of 0 (0 claims to delete)');
+    assert.equal(renderText(buildReport({ ...LEFTOVERS_LIVE, decisions: [] })), 'bytes: 0 released, 0 pending (terminating), of 0 (0 claims to delete)\nlive: 0 targets, 5 runs: nothing to do\n');
+  });
+
+  it('says the bytes of a dry run and of a live pass above the summary line', () => {
+    assert.equal(bytesLine(DRY_RUN), 'bytes: 51.5Gi would be released (2 claims to delete)');
+    assert.equal(bytesLine(LIVE), 'bytes: 50Gi released, 1500Mi pending (terminating), of 51.5Gi (2 claims to delete)');
+    const lines = renderText(LIVE).trimEnd().split('\n');
+    assert.equal(lines.at(-2), bytesLine(LIVE));
+    assert.equal(lines.at(-1), summaryLine(LIVE));
+    const withPlanAndWarnings = renderText({ ...LIVE, warnings: ['w'], errors: ['e'] }).trimEnd().split('\n');
+    assert.deepEqual(withPlanAndWarnings.slice(-4), [bytesLine(LIVE), 'warning: w', 'error: e', summaryLine(LIVE)]);
+  });
+
+  it('counts terminating in the summary line with its reasons', () => {
+    assert.equal(summaryLine(LIVE), 'live: 7 targets, 5 runs: 3 deleted (runs-finished 2, unreferenced 1), 1 left terminating (owner-gone 1), 3 kept (referenced-by-active-run 1, in-use-by-pod 1, in-use-by-statefulset 1)');
+  });
+});
+
+describe('formatBytes', () => {
+  const rows: [number, string][] = [
+    [0, '0'],
+    [512, '512'],
+    [1024, '1Ki'],
+    [1536, '1.5Ki'],
+    // A request of 1500Mi reads as written, not as 1.5Gi.
+    [1500 * MEBIBYTE, '1500Mi'],
+    [50 * GIBIBYTE, '50Gi'],
+    [2 * 1024 * GIBIBYTE, '2Ti'],
+    // 1G (decimal) is no whole number of any binary unit.
+    [1_000_000_000, '953.7Mi'],
+    [50 * GIBIBYTE + 1, '50.0Gi'],
+    // Past 9999 of a unit, the next one up.
+    [10_000 * MEBIBYTE, '9.8Gi'],
+    [50 * GIBIBYTE + 1500 * MEBIBYTE, '51.5Gi'],
+  ];
+  for (const [bytes, text] of rows) it(`${bytes} -> ${text}`, () => assert.equal(formatBytes(bytes), text));
+});
+
+describe('describeHolders', () => {
+  it('names Pods with their phase, StatefulSets alone, at most 3, then how many more', () => {
+    assert.equal(describeHolders([]), '-');
+    assert.equal(
+      describeHolders([
+        { kind: 'Pod', name: 'a', phase: 'Running' },
+        { kind: 'Pod', name: 'b' },
+        { kind: 'StatefulSet', name: 'affinity-assistant-1' },
+        { kind: 'Pod', name: 'd', phase: 'Pending' },
+      ]),
+      'Pod/a (Running), Pod/b (no phase), StatefulSet/affinity-assistant-1, +1 more',
+    );
+  });
+
+  it('keeps a cell under the references cap, cutting one long name', () => {
+    const cell = describeHolders([{ kind: 'Pod', name: 'p'.repeat(250), phase: 'Running' }]);
+    assert.ok(cell.length <= REFERENCES_MAX_CHARS, `${cell.length}`);
+    assert.match(cell, /^Pod\/p+… \(Running\)$/);
+  });
+});
