@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { loadYaml } from '@kubernetes/client-node';
 import { CHART_REPOSITORY, currentChartReadme, documentedValues } from '../../harness/chart-readme.js';
-import { DEFAULTS, LOG_LEVELS, MAX_PAGE_SIZE, MAX_RETRIES, parseConfig, type Config } from '../../src/config.js';
+import { DEFAULTS, LOG_LEVELS, MAX_PAGE_SIZE, MAX_RETRIES, PVC_FINALIZER_MODES, parseConfig, type Config } from '../../src/config.js';
+import { COLLECTOR_NAMES } from '../../src/core/collectors.js';
 import { parseDurationMs, parseRetentionDuration } from '../../src/core/retention.js';
 import { OUTPUT_FORMATS, type Report, type ReportItem } from '../../src/report/model.js';
 import { summaryLine } from '../../src/report/text.js';
@@ -47,6 +48,8 @@ interface Schema {
   additionalProperties?: boolean | Schema;
   properties?: Record<string, Schema>;
   items?: Schema;
+  minItems?: number;
+  uniqueItems?: boolean;
   definitions?: Record<string, Schema>;
 }
 
@@ -90,7 +93,7 @@ function collectorAccepts(variable: string, text: string, others: Record<string,
 function configFrom(env: Record<string, string>): Config {
   const invocation = parseConfig([], env);
   assert.equal(invocation.kind, 'run');
-  return (invocation as { kind: 'run'; config: Config }).config;
+  return invocation.config;
 }
 
 describe('Chart.yaml', () => {
@@ -196,6 +199,9 @@ describe('values.yaml', () => {
       },
     );
     assert.deepEqual([VALUES['namespaces'], VALUES['excludeNamespaces'], VALUES['selector'], VALUES['retainFor']], [[], [], '', '']);
+    // The chart passes these as flags only away from their defaults: its defaults must be the collector's.
+    assert.deepEqual([VALUES['collect'], VALUES['pvcFinalizer'], VALUES['maxDeletionsPerKind']], [[...DEFAULTS.collect], DEFAULTS.pvcFinalizer, {}]);
+    assert.equal(configFrom({}).maxDeletionsPerKind, undefined);
   });
 
   it('gives a stopped pass longer than the deletes in flight (requestTimeout) and its metrics push (again requestTimeout) take', () => {
@@ -343,7 +349,7 @@ describe('values.schema.json against the collector', () => {
       if (Object.hasOwn(schema.properties ?? {}, name)) return false;
       const matching = Object.entries(schema.patternProperties ?? {}).filter(([pattern]) => new RegExp(pattern).test(name));
       if (matching.length === 0) return undefined;
-      return matching.some(([, each]) => each === false) ? false : (matching[0]?.[1] as Schema);
+      return matching.some(([, each]) => each === false) ? false : matching[0]?.[1];
     };
     const takes = ([name, value]: [string, string]): boolean => {
       const each = valueSchema(name);
@@ -352,6 +358,38 @@ describe('values.schema.json against the collector', () => {
     const collectorTakes = ([name, value]: [string, string]): boolean =>
       collectorAccepts('TRGC_PUSHGATEWAY_GROUPING', `${name}=${value}`, { TRGC_PUSHGATEWAY_URL: 'http://gw:9091' });
     const disagreements = GROUPINGS.filter((row) => takes(row) !== collectorTakes(row));
+    assert.deepEqual(disagreements, []);
+  });
+
+  it("collect and pvcFinalizer: the schema offers exactly the collector's collectors (no all) and finalizer modes, each collector once", () => {
+    const collect = property('collect');
+    assert.deepEqual(resolve(collect.items ?? {}).enum, [...COLLECTOR_NAMES]);
+    assert.deepEqual([collect.minItems, collect.uniqueItems], [1, true]);
+    assert.ok(!collectorAccepts('TRGC_COLLECT', 'all'));
+    for (const name of COLLECTOR_NAMES) assert.ok(collectorAccepts('TRGC_COLLECT', name), name);
+    assert.deepEqual(property('pvcFinalizer').enum, [...PVC_FINALIZER_MODES]);
+  });
+
+  // Caps per collector, each a row (collector, N); the chart passes one as --max-deletions-per-kind=COLLECTOR=N.
+  const CAPS: readonly [string, number][] = [
+    ['workspace-pvcs', 200], ['pac-secrets', 0], ['pipelineresources', 2000000], ['affinity-assistants', 1], // taken
+    ['pvcs', 5], ['all', 5], ['Workspace-pvcs', 5], // no such collector
+    ['pac-secrets', -1], ['pac-secrets', 2.5], // not a whole number of 0 or more
+  ];
+
+  it('maxDeletionsPerKind: the schema takes exactly the caps the collector takes, with every collector on', () => {
+    const schema = property('maxDeletionsPerKind');
+    assert.equal(schema.additionalProperties, false);
+    assert.deepEqual(Object.keys(schema.properties ?? {}), [...COLLECTOR_NAMES]);
+    const takes = ([name, max]: [string, number]): boolean => {
+      const each = schema.properties?.[name];
+      if (each === undefined) return false;
+      const value = resolve(each);
+      return value.type === 'integer' && Number.isInteger(max) && max >= (value.minimum ?? -Infinity);
+    };
+    const collectorTakes = ([name, max]: [string, number]): boolean =>
+      collectorAccepts('TRGC_MAX_DELETIONS_PER_KIND', `${name}=${max}`, { TRGC_COLLECT: COLLECTOR_NAMES.join(',') });
+    const disagreements = CAPS.filter((row) => takes(row) !== collectorTakes(row));
     assert.deepEqual(disagreements, []);
   });
 
