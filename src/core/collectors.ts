@@ -67,7 +67,7 @@ export interface Collector {
   /** ANDed with --selector by the adapter: the part of the marker the API server can select on. */
   listLabelSelector?: string;
   /** Null: no marker (not a target, not reported). Throws UnreadableObjectError on a marked object, or one whose marker cannot be read, of an unexpected shape. */
-  toRecord(obj: unknown): TargetRecord | null;
+  toRecord: (obj: unknown) => TargetRecord | null;
   /** The rows of its decision table that apply to it, in order; the first verdict wins, and what is left is `unreferenced`. */
   rules: readonly Rule[];
   /** The documented table its rows are numbered by (explain's "rule N"). */

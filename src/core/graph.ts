@@ -86,7 +86,7 @@ export function buildGraph(runs: readonly RunRecord[], holderLists: Holders = {}
     }
     if (run.references.length === 0) continue;
     let inNamespace = bySpecReference.get(run.namespace);
-    if (inNamespace === undefined) bySpecReference.set(run.namespace, (inNamespace = new Map()));
+    if (inNamespace === undefined) bySpecReference.set(run.namespace, (inNamespace = new Map<string, RunRecord[]>()));
     for (const name of run.references) append(inNamespace, name, run);
   }
   // The decision names the first unreadable run: the same one whatever the order of the list.
@@ -334,7 +334,7 @@ function append<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 
 function appendIn<V>(index: ByNamespaceName<V>, namespace: string, name: string, value: V): void {
   let inNamespace = index.get(namespace);
-  if (inNamespace === undefined) index.set(namespace, (inNamespace = new Map()));
+  if (inNamespace === undefined) index.set(namespace, (inNamespace = new Map<string, V[]>()));
   append(inNamespace, name, value);
 }
 

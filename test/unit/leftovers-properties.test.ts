@@ -221,7 +221,7 @@ describe('leftover properties', () => {
           const why = mustKeep(decision.target, view, deleted, met);
           if (decision.action === 'delete') {
             deletes++;
-            assert.equal(why, null, `${decision.target.kind} ${decision.target.namespace}/${decision.target.name} deleted (${decision.reason}: ${decision.message}) though ${why}`);
+            assert.equal(why, null, `${decision.target.kind} ${decision.target.namespace}/${decision.target.name} deleted (${decision.reason}: ${decision.message}) though ${why ?? ''}`);
             assert.ok(['runs-finished', 'owner-gone', 'unreferenced'].includes(decision.reason));
           }
         }

@@ -56,7 +56,7 @@ describe('workspace-pvcs: claims owned by a run', () => {
     ['no owner, no label: a user claim, unmarked', ownedClaimObject('data', ownerReference('PipelineRun', 'pr-1'), { metadata: { ownerReferences: [] } }), false],
   ];
   for (const [row, object, marked] of rows) {
-    it(`${row}`, () => {
+    it(row, () => {
       const record = toClaimTarget(object);
       assert.equal(record?.leftover?.marker, marked ? 'owned' : undefined);
       if (!marked) assert.equal(record, null);
