@@ -1,38 +1,88 @@
-import { REASONS } from '../core/types.js';
+import { ALL_REASONS } from '../core/types.js';
 import { escapeControls } from '../escape.js';
-import { countResults } from './build.js';
+import { countResults, showsLeftovers } from './build.js';
 import { RESULTS, type Report, type ReportItem, type Result } from './model.js';
-import { describeReferences, describeResults, describeResultsWithReasons, planLine, plural } from './text.js';
+import { bytesLine, describeHolders, describeReferences, describeResults, describeResultsWithReasons, formatBytes, planLine, plural } from './text.js';
 
 /**
  * A report to paste into a pull-request comment or a chat message: the title says dry run
  * or live, the counts come first (overall, then one row per namespace), and each
  * namespace's targets sit in a collapsed `<details>` block, so a pass over thousands of
- * targets still reads in one screen.
+ * targets still reads in one screen. With a leftover collector on, the sections are by
+ * kind instead (SECTIONS_BY_KIND), after a table of the counts by kind.
  */
 export function renderMarkdown(report: Report): string {
-  const groups = groupByNamespace(report.items);
-  const blocks = [title(report), overview(report), ...errorBlock(report), ...summaryTables(report), ...namespaceTable(groups)];
+  const sections = showsLeftovers(report) ? SECTIONS_BY_KIND : SECTIONS_BY_NAMESPACE;
+  const byNamespace = groupBy(report.items, SECTIONS_BY_NAMESPACE.keyOf);
+  const groups = sections === SECTIONS_BY_NAMESPACE ? byNamespace : groupBy(report.items, sections.keyOf);
+  const blocks = [title(report), overview(report), ...errorBlock(report), ...summaryTables(report), ...namespaceTable(byNamespace)];
   let used = blocks.join('\n\n').length;
   const left: ReportItem[] = [];
-  let namespacesLeft = 0;
-  for (const [namespace, items] of groups) {
-    const section = namespacesLeft === 0 ? namespaceSection(namespace, items, MARKDOWN_MAX_CHARS - used - 2 - NOT_SHOWN_RESERVE) : undefined;
+  let groupsLeft = 0;
+  for (const [key, items] of groups) {
+    const section = groupsLeft === 0 ? groupSection(sections, key, items, MARKDOWN_MAX_CHARS - used - 2 - NOT_SHOWN_RESERVE) : undefined;
     if (section === undefined) {
-      namespacesLeft++;
+      groupsLeft++;
       left.push(...items);
       continue;
     }
     blocks.push(...section);
     used += section.join('\n\n').length + 2;
   }
-  if (namespacesLeft > 0) {
+  if (groupsLeft > 0) {
     blocks.push(
-      `${plural(namespacesLeft, 'more namespace')} with ${plural(left.length, 'target')} not shown (${describeResults(countResults(left))}), to keep this report under ${MARKDOWN_MAX_CHARS} characters. The JSON report (\`--output json\`) lists every one.`,
+      `${plural(groupsLeft, `more ${sections.unit}`)} with ${plural(left.length, 'target')} not shown (${describeResults(countResults(left))}), to keep this report under ${MARKDOWN_MAX_CHARS} characters. The JSON report (\`--output json\`) lists every one.`,
     );
   }
   return `${blocks.join('\n\n')}\n`;
 }
+
+/** How targets are put in sections, each a heading, its counts and a collapsed table. */
+interface Sections {
+  keyOf: (item: ReportItem) => string;
+  /** What a section is of, for the line that counts those not shown: `3 more namespaces`. */
+  unit: string;
+  /** The `<summary>` of a section's table: `4 targets in ci`, or `100 of 250 targets in ci` when capped. */
+  summary: (key: string, shown: number, total: number) => string;
+  columns: readonly string[];
+  /** Cluster text is escaped; action, result, reason, kind and size are our own words. */
+  row: (item: ReportItem) => string[];
+}
+
+/** PipelineResources alone: one section per namespace, as before leftovers. */
+const SECTIONS_BY_NAMESPACE: Sections = {
+  keyOf: (item) => item.namespace,
+  unit: 'namespace',
+  summary: (namespace, shown, total) => (shown === total ? `${plural(total, 'target')} in ${escapeMarkdown(namespace)}` : `${shown} of ${total} targets in ${escapeMarkdown(namespace)}`),
+  columns: ['name', 'action', 'result', 'reason', 'referencing runs', 'message'],
+  row: (item) => [
+    escapeMarkdown(item.name),
+    item.action,
+    `\`${item.result}\``,
+    `\`${item.reason}\``,
+    escapeMarkdown(describeReferences(item.references)),
+    escapeMarkdown(item.message),
+  ],
+};
+
+/** A leftover collector on: one section per kind, each table across namespaces, with sizes and holders. */
+const SECTIONS_BY_KIND: Sections = {
+  keyOf: (item) => item.kind,
+  unit: 'kind',
+  summary: (kind, shown, total) => (shown === total ? plural(total, kind) : `${shown} of ${plural(total, kind)}`),
+  columns: ['namespace', 'name', 'size', 'action', 'result', 'reason', 'linked runs', 'held by', 'message'],
+  row: (item) => [
+    escapeMarkdown(item.namespace),
+    escapeMarkdown(item.name),
+    item.bytes === undefined ? '-' : formatBytes(item.bytes),
+    item.action,
+    `\`${item.result}\``,
+    `\`${item.reason}\``,
+    escapeMarkdown(describeReferences(item.references)),
+    escapeMarkdown(describeHolders(item.heldBy ?? [])),
+    escapeMarkdown(item.message),
+  ],
+};
 
 /**
  * The whole report stays under this many characters: a GitHub comment holds 65,536.
@@ -56,7 +106,7 @@ export const MARKDOWN_NAMESPACE_ROWS = 200;
 export const MARKDOWN_ROWS_PER_NAMESPACE = 100;
 
 /** Which results a capped table shows first. */
-const RESULT_PRIORITY: readonly Result[] = ['failed', 'aborted', 'changed', 'gone', 'deleted', 'would-delete', 'kept'];
+const RESULT_PRIORITY: readonly Result[] = ['failed', 'aborted', 'changed', 'gone', 'terminating', 'deleted', 'would-delete', 'kept'];
 
 /**
  * Makes text from the cluster (names, messages that quote annotation values) show as
@@ -108,7 +158,8 @@ function overview(report: Report): string {
   const counts = `${plural(summary.targets, 'target')} in ${namespaces}, ${plural(summary.runs, 'run')} seen.`;
   const lead = report.dryRun ? `**Dry run: nothing was deleted.** ${counts}` : counts;
   const plan = report.plan === undefined ? '' : `\n\n${escapeMarkdown(planLine(report.plan))}`;
-  return `${lead}\n\n${scopeLine(report)}${plan}`;
+  const bytes = report.summary.bytes === undefined ? '' : `\n\n${escapeMarkdown(bytesLine(report))}`;
+  return `${lead}\n\n${scopeLine(report)}${plan}${bytes}`;
 }
 
 function scopeLine(report: Report): string {
@@ -134,14 +185,22 @@ function errorBlock(report: Report): string[] {
 }
 
 function summaryTables(report: Report): string[] {
-  if (report.items.length === 0) return ['Nothing in scope.'];
+  const kinds = showsLeftovers(report) ? [kindTable(report)] : [];
+  if (report.items.length === 0) return [...kinds, 'Nothing in scope.'];
   const { results, reasons } = report.summary;
   const resultRows = RESULTS.flatMap((result) => countRow(`\`${result}\``, results[result]));
-  const reasonRows = REASONS.flatMap((reason) => countRow(`\`${reason}\``, reasons[reason]));
+  const reasonRows = ALL_REASONS.flatMap((reason) => countRow(`\`${reason}\``, reasons[reason]));
   return [
+    ...kinds,
     ['| result | targets |', '| --- | ---: |', ...resultRows].join('\n'),
     ['| reason | targets |', '| --- | ---: |', ...reasonRows].join('\n'),
   ];
+}
+
+/** Every kind collected, zeros included: a reader sees what the pass looked for. */
+function kindTable(report: Report): string {
+  const rows = Object.entries(report.summary.byKind).map(([kind, counts]) => `| ${kind} | ${counts.targets} | ${counts.delete} | ${counts.keep} |`);
+  return ['| kind | targets | delete | keep |', '| --- | ---: | ---: | ---: |', ...rows].join('\n');
 }
 
 /** One row per namespace with its count of each result, when there is more than one namespace. */
@@ -170,66 +229,57 @@ function countRow(label: string, count: number | undefined): string[] {
   return count === undefined || count === 0 ? [] : [`| ${label} | ${count} |`];
 }
 
-/** Items are already sorted by namespace, so each group keeps the report's order. */
-function groupByNamespace(items: readonly ReportItem[]): Map<string, ReportItem[]> {
+/**
+ * Items in groups, in key order (code units, as the report sorts). Items are sorted by
+ * namespace, kind and name, so each group keeps the report's order.
+ */
+function groupBy(items: readonly ReportItem[], keyOf: (item: ReportItem) => string): Map<string, ReportItem[]> {
   const groups = new Map<string, ReportItem[]>();
   for (const item of items) {
-    const group = groups.get(item.namespace);
-    if (group === undefined) groups.set(item.namespace, [item]);
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [item]);
     else group.push(item);
   }
-  return groups;
+  return new Map([...groups].sort(([a], [b]) => (a === b ? 0 : a < b ? -1 : 1)));
 }
 
 /**
- * A namespace's heading, counts and collapsed table, in at most `budget` characters: up to
+ * A section's heading, counts and collapsed table, in at most `budget` characters: up to
  * MARKDOWN_ROWS_PER_NAMESPACE rows, the most important first, fewer when the budget is
  * short; undefined when not even one row fits.
  */
-function namespaceSection(namespace: string, items: readonly ReportItem[], budget: number): string[] | undefined {
+function groupSection(sections: Sections, key: string, items: readonly ReportItem[], budget: number): string[] | undefined {
   const rank = (item: ReportItem): number => RESULT_PRIORITY.indexOf(item.result);
   const ranked = items.length <= MARKDOWN_ROWS_PER_NAMESPACE ? items : [...items].sort((a, b) => rank(a) - rank(b)).slice(0, MARKDOWN_ROWS_PER_NAMESPACE);
   // Everything but the rows, with room for the longest counts those texts can hold.
-  const frame = namespaceSectionText(namespace, items, [], items).join('\n\n').length + 200;
+  const frame = groupSectionText(sections, key, items, [], items).join('\n\n').length + 200;
   const chosen = new Set<ReportItem>();
   let length = frame;
   for (const item of ranked) {
-    length += itemRow(item).length + 1;
+    length += tableRow(sections.row(item)).length + 1;
     if (length > budget) break;
     chosen.add(item);
   }
   if (chosen.size === 0) return undefined;
-  // Still in name order.
+  // Still in the report's order.
   const shown = items.filter((item) => chosen.has(item));
   const hidden = items.filter((item) => !chosen.has(item));
-  return namespaceSectionText(namespace, items, shown, hidden);
+  return groupSectionText(sections, key, items, shown, hidden);
 }
 
-function namespaceSectionText(namespace: string, items: readonly ReportItem[], shown: readonly ReportItem[], hidden: readonly ReportItem[]): string[] {
-  const table = [
-    '| name | action | result | reason | referencing runs | message |',
-    '| --- | --- | --- | --- | --- | --- |',
-    ...shown.map(itemRow),
-  ].join('\n');
+function groupSectionText(sections: Sections, key: string, items: readonly ReportItem[], shown: readonly ReportItem[], hidden: readonly ReportItem[]): string[] {
+  const table = [tableRow(sections.columns), tableRow(sections.columns.map(() => '---')), ...shown.map((item) => tableRow(sections.row(item)))].join('\n');
   const more = hidden.length === 0 ? '' : `\n\n${plural(hidden.length, 'more target')} not shown: ${describeResults(countResults(hidden))}. The JSON report (\`--output json\`) lists every one.`;
-  const summary = hidden.length === 0 ? `${plural(items.length, 'target')} in ${escapeMarkdown(namespace)}` : `${shown.length} of ${items.length} targets in ${escapeMarkdown(namespace)}`;
   return [
-    `### ${escapeMarkdown(namespace)}`,
+    `### ${escapeMarkdown(key)}`,
     // Each result with the reasons of its own targets, as the text report's summary line says it.
     `${plural(items.length, 'target')}: ${describeResultsWithReasons(items)}`,
     // GitHub renders Markdown inside <details> only with a blank line after <summary>.
-    `<details>\n<summary>${summary}</summary>\n\n${table}${more}\n\n</details>`,
+    `<details>\n<summary>${sections.summary(key, shown.length, items.length)}</summary>\n\n${table}${more}\n\n</details>`,
   ];
 }
 
-function itemRow(item: ReportItem): string {
-  const cells = [
-    escapeMarkdown(item.name),
-    item.action,
-    `\`${item.result}\``,
-    `\`${item.reason}\``,
-    escapeMarkdown(describeReferences(item.references)),
-    escapeMarkdown(item.message),
-  ];
+function tableRow(cells: readonly string[]): string {
   return `| ${cells.join(' | ')} |`;
 }

@@ -161,10 +161,17 @@ export function describeHolders(holders: readonly ReportHolder[]): string {
     holders.slice(0, REFERENCES_SHOWN).map((holder) => ({
       head: `${holder.kind}/`,
       name: escapeControls(holder.name),
-      tail: holder.kind === 'Pod' ? ` (${holder.phase === undefined ? 'no phase' : escapeControls(holder.phase)})` : '',
+      tail: holder.kind === 'Pod' ? ` (${holder.phase === undefined ? 'no phase' : shortened(escapeControls(holder.phase), PHASE_MAX_CHARS)})` : '',
     })),
     holders.length,
   );
+}
+
+/** Pod phases are one word (`Running`); a longer one, which a status update may write, is cut so the name keeps the room. */
+const PHASE_MAX_CHARS = 20;
+
+function shortened(text: string, length: number): string {
+  return text.length <= length ? text : `${cutAt(text, length - 1)}…`;
 }
 
 /** One entry of a capped cell: `head`, then the (escaped) name that may be cut, then `tail`. */

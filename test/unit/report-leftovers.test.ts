@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { ALL_REASONS, type Decision, type Reason } from '../../src/core/types.js';
 import { buildReport, countBytes } from '../../src/report/build.js';
 import { renderJson } from '../../src/report/json.js';
+import { MARKDOWN_MAX_CHARS, renderMarkdown } from '../../src/report/markdown.js';
 import type { Report, ReportItem } from '../../src/report/model.js';
 import { REFERENCES_MAX_CHARS, bytesLine, describeHolders, formatBytes, renderText, summaryLine } from '../../src/report/text.js';
 import { GIBIBYTE, LEFTOVERS, LEFTOVERS_LIVE, MEBIBYTE } from '../fixtures/unit/leftoverreport.js';
@@ -264,5 +265,49 @@ describe('describeHolders', () => {
     const cell = describeHolders([{ kind: 'Pod', name: 'p'.repeat(250), phase: 'Running' }]);
     assert.ok(cell.length <= REFERENCES_MAX_CHARS, `${cell.length}`);
     assert.match(cell, /^Pod\/p+… \(Running\)$/);
+    // A phase is a word; one that is not is cut, and the name keeps the room.
+    assert.equal(describeHolders([{ kind: 'Pod', name: 'p', phase: 'x'.repeat(300) }]), `Pod/p (${'x'.repeat(19)}…)`);
+  });
+});
+
+describe('renderMarkdown with leftovers', () => {
+  it('matches the golden live report: bytes, counts by kind, a section per kind', () => assertGolden('report-leftovers-live.md', renderMarkdown(LIVE)));
+
+  it('groups by kind in kind order, each table across namespaces', () => {
+    const markdown = renderMarkdown(LIVE);
+    const headings = [...markdown.matchAll(/^### (.+)$/gm)].map((match) => match[1]);
+    assert.deepEqual(headings, ['PersistentVolumeClaim', 'PipelineResource', 'Secret', 'StatefulSet']);
+    assert.match(markdown, /^<summary>4 PersistentVolumeClaims<\/summary>$/m);
+    assert.match(markdown, /^\| team-a \| pvc-aa-0 \| 10Gi \| keep \| `kept` \| `in-use-by-statefulset` \| PipelineRun\/deploy-9 \(running\) \| StatefulSet\/affinity-assistant-7f3e \| named by StatefulSet affinity-assistant-7f3e \|$/m);
+    // The namespace counts stay.
+    assert.match(markdown, /^\| ci \| 5 \| 3 \| 1 \| 1 \|$/m);
+  });
+
+  it('counts every kind collected, zeros included, and says nothing is in scope when nothing is', () => {
+    const markdown = renderMarkdown(buildReport({ ...LEFTOVERS_LIVE, dryRun: true, results: new Map(), decisions: [] }));
+    assert.match(markdown, /\| kind \| targets \| delete \| keep \|\n\| --- \| ---: \| ---: \| ---: \|\n\| PersistentVolumeClaim \| 0 \| 0 \| 0 \|\n\| PipelineResource \| 0 \| 0 \| 0 \|\n\| Secret \| 0 \| 0 \| 0 \|\n\| StatefulSet \| 0 \| 0 \| 0 \|\n\nNothing in scope\.\n$/);
+    assert.match(markdown, /^bytes: 0 would be released \(0 claims to delete\)$/m);
+  });
+
+  it('reads as before leftovers when only pipelineresources is collected', () => {
+    const { collect: _, ...scope } = LEFTOVERS_LIVE.scope;
+    const resources = [decisionOf('src-abc123')];
+    const byDefault = renderMarkdown(buildReport({ ...LEFTOVERS_LIVE, scope, decisions: resources }));
+    assert.equal(renderMarkdown(buildReport({ ...LEFTOVERS_LIVE, scope: { ...scope, collect: ['pipelineresources'] }, decisions: resources })), byDefault);
+    assert.match(byDefault, /^### ci$/m);
+    assert.doesNotMatch(byDefault, /\| kind \||bytes:/);
+  });
+
+  it('caps a kind table as it caps a namespace table, terminating shown before deleted, and counts the kinds left out', () => {
+    const claims = Array.from({ length: 150 }, (_, i) => ({ ...decisionOf('pvc-build-1'), target: { ...decisionOf('pvc-build-1').target, name: `pvc-${String(i).padStart(3, '0')}`, uid: `uid-${i}` } }));
+    const results = new Map<string, ReportItem['result']>(claims.map((claim, i) => [claim.target.uid, i < 100 ? 'deleted' : 'terminating']));
+    const markdown = renderMarkdown(buildReport({ ...LEFTOVERS_LIVE, decisions: claims, results }));
+    assert.match(markdown, /^<summary>100 of 150 PersistentVolumeClaims<\/summary>$/m);
+    assert.equal(markdown.match(/^\| ci \| pvc-\d+ \| 50Gi \| delete \| `terminating` \|/gm)?.length, 50);
+    assert.match(markdown, /50 more targets not shown: 50 deleted\./);
+    const many = Array.from({ length: 40_000 }, (_, i) => ({ ...claims[0], target: { ...decisionOf('pvc-build-1').target, kind: i % 2 === 0 ? 'PersistentVolumeClaim' : 'Secret', name: `x-${'y'.repeat(200)}-${i}`, uid: `u-${i}` } }) as Decision);
+    const capped = renderMarkdown(buildReport({ ...LEFTOVERS_LIVE, dryRun: true, results: new Map(), decisions: many.map((decision) => ({ ...decision, message: 'z'.repeat(300) })) }));
+    assert.ok(capped.length <= MARKDOWN_MAX_CHARS, `${capped.length}`);
+    assert.match(capped, /^1 more kind with 20000 targets not shown \(20000 would be deleted\)/m);
   });
 });

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { pino } from 'pino';
 import { decide } from '../../src/core/decide.js';
 import { explain, type ExplainInput } from '../../src/core/explain.js';
-import type { RunRecord, TargetRecord } from '../../src/core/types.js';
+import type { LinkState, RunRecord, TargetKindName, TargetRecord } from '../../src/core/types.js';
 import { UNSAFE_CHARACTERS, escapeControls, escapeControlsInJson } from '../../src/escape.js';
 import { logDestination } from '../../src/log.js';
 import { buildReport } from '../../src/report/build.js';
@@ -19,7 +19,8 @@ import { renderExplanationJson, renderExplanationText } from '../../src/report/e
 import { renderJson } from '../../src/report/json.js';
 import { escapeMarkdown, renderMarkdown } from '../../src/report/markdown.js';
 import type { Report, ReportReference } from '../../src/report/model.js';
-import { REFERENCES_MAX_CHARS, describeReferences, renderText } from '../../src/report/text.js';
+import { REFERENCES_MAX_CHARS, describeHolders, describeReferences, renderText } from '../../src/report/text.js';
+import { leftoverDecision } from '../fixtures/unit/leftoverreport.js';
 import { NOW, POLICY, run, target } from '../fixtures/unit/records.js';
 
 const KEY = POLICY.labelPrefix;
@@ -267,6 +268,80 @@ describe('renderers, over arbitrary names, labels and annotation values', () => 
           parsed.references.map((r) => r.name),
           explanation.decision.references.map((r) => r.name),
         );
+      }),
+    );
+  });
+});
+
+describe('leftovers, over arbitrary names of objects, runs, Pods and phases', () => {
+  const holderArb = fc.record({ kind: fc.constantFrom('Pod' as const, 'StatefulSet' as const), name: anyText, phase: fc.option(anyText, { nil: undefined }) });
+  const leftoverArb = fc.record({
+    namespace: anyText,
+    kind: fc.constantFrom<TargetKindName>('PersistentVolumeClaim', 'StatefulSet', 'Secret', 'PipelineResource'),
+    name: anyText,
+    message: anyText,
+    runNames: fc.array(fc.tuple(anyText, fc.constantFrom<LinkState>('running', 'succeeded', 'gone')), { maxLength: 4 }),
+    heldBy: fc.array(holderArb, { maxLength: 4 }),
+    bytes: fc.option(fc.nat(), { nil: undefined }),
+  });
+  const leftoverReports = fc.array(leftoverArb, { minLength: 1, maxLength: 6 }).map((specs) =>
+    buildReport({
+      dryRun: false,
+      startedAt: NOW,
+      finishedAt: NOW,
+      scope: { namespaces: [], excludeNamespaces: [], selector: '', collect: ['pipelineresources', 'affinity-assistants', 'pac-secrets', 'workspace-pvcs'] },
+      runs: 0,
+      decisions: specs
+        .map((spec) =>
+          leftoverDecision({
+          namespace: spec.namespace,
+          kind: spec.kind,
+          name: spec.name,
+          action: 'keep',
+          reason: 'in-use-by-pod',
+          message: spec.message,
+          references: spec.runNames.map(([name, state]) => ({ kind: 'PipelineRun', name, state, via: 'ownerReference' })),
+          heldBy: spec.heldBy.map((holder) => (holder.phase === undefined ? { kind: holder.kind, name: holder.name } : holder)),
+          ...(spec.kind === 'PersistentVolumeClaim' && spec.bytes !== undefined && { bytes: { value: spec.bytes, from: 'request' as const } }),
+          }),
+        )
+        // Distinct uids, whatever the names.
+        .map((decision, index) => ({ ...decision, target: { ...decision.target, uid: `uid-${index}` } })),
+      results: new Map(),
+    }),
+  );
+
+  it('text: no control or bidirectional character, one line per target, the runs and holders columns capped', () => {
+    fc.assert(
+      fc.property(leftoverReports, (report) => {
+        const output = renderText(report);
+        assert.doesNotMatch(output, UNSAFE_BUT_LINE_FEED);
+        assert.equal(output.trimEnd().split('\n').length, 1 + report.items.length + 2, 'header, rows, bytes, summary');
+        for (const item of report.items) assert.ok(describeHolders(item.heldBy ?? []).length <= REFERENCES_MAX_CHARS);
+      }),
+    );
+  });
+
+  it('Markdown: no control or bidirectional character, no live mention, reference or link, one row of nine cells per target', () => {
+    fc.assert(
+      fc.property(leftoverReports, (report) => {
+        const output = renderMarkdown(report);
+        assert.doesNotMatch(output, UNSAFE_BUT_LINE_FEED);
+        for (const [what, pattern] of LIVE_REFERENCES) assert.doesNotMatch(output, pattern, what);
+        const rows = [...output.matchAll(/<details>\n<summary>.*<\/summary>\n\n([^]*?)\n\n<\/details>/g)].flatMap((match) => (match[1] ?? '').split('\n'));
+        const kinds = new Set(report.items.map((item) => item.kind)).size;
+        assert.equal(rows.length, report.items.length + 2 * kinds);
+        for (const row of rows) assert.equal(cellDelimiters(row), 10, row);
+      }),
+    );
+  });
+
+  it('JSON: no control or bidirectional character, holders and runs read back as they were', () => {
+    fc.assert(
+      fc.property(leftoverReports, (report) => {
+        const output = renderJson(report);
+        assert.doesNotMatch(output, UNSAFE_BUT_LINE_FEED);
+        assert.deepEqual((JSON.parse(output) as Report).items, report.items);
       }),
     );
   });
