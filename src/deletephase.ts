@@ -3,9 +3,11 @@
  * each on a view of the runs no older than RECHECK_INTERVAL_MS, and a refused delete tried
  * again only on such a view.
  */
-import type { ClusterView, Decision, Policy, RunRecord } from './core/types.js';
+import { COLLECTORS, COLLECTOR_NAMES, collectorOf } from './core/collectors.js';
+import type { ClusterView, Decision, Holder, PodRecord, Policy, RunRecord, StatefulSetRecord, TargetRecord } from './core/types.js';
 import { decideBounded, logReadProblems } from './decisions.js';
-import type { KubeCluster, Scope, ServedApis } from './kube/cluster.js';
+import type { Remaining } from './kube/api.js';
+import type { KubeCluster, Scope, ServedApis, TargetDeleteOutcome } from './kube/cluster.js';
 import { Interrupted, KubeError, isRetryable } from './kube/errors.js';
 import { DEFAULT_RETRY, RETRY_WINDOW_MS, retryDelayMs } from './kube/http.js';
 import type { Logger } from './log.js';
@@ -34,7 +36,7 @@ const PREFETCH_MARGIN_MS = 500;
 
 /** What the delete phase needs from the outside world. */
 export interface DeletePhaseDeps {
-  cluster: Pick<KubeCluster, 'runsChangedSince' | 'readNamespaces' | 'deleteTarget' | 'readTarget'>;
+  cluster: Pick<KubeCluster, 'runsChangedSince' | 'readNamespaces' | 'deleteTarget' | 'readTarget' | 'listPods' | 'listStatefulSets' | 'purgeClaimProtection'>;
   now: () => Date;
   log: Logger;
   /** Aborted by SIGTERM: no new delete starts after it, and no wait goes on. */
@@ -54,9 +56,21 @@ export interface DatedView {
   readMs: number;
 }
 
+/** Where a re-check reads: the candidates' namespaces, and of those the ones whose candidates Pods or StatefulSets may hold. */
+export interface RecheckScope {
+  scope: Scope;
+  namespaces: readonly string[];
+  /** Namespaces whose Pods, and whose StatefulSets, the candidates' rules read; none when no collector on reads them. */
+  holders?: { pods: readonly string[]; statefulSets: readonly string[] };
+  /** Targets the delete phase has settled: no longer decided, nor a StatefulSet among them released (its claims' rule 8). */
+  settled?: ReadonlySet<string>;
+}
+
 /**
  * Reads again what the decision stands on and may have changed since `dated` was read: the
- * runs in the candidates' namespaces (new, changed or gone) and the namespaces' labels.
+ * runs in the candidates' namespaces (new, changed or gone), the namespaces' labels, and
+ * the Pods and StatefulSets of the namespaces whose candidates they may hold (listed again
+ * whole: a StatefulSet deleted earlier in the pass no longer holds its claim, its Pod may).
  * Targets are not read again: the delete's uid and resourceVersion preconditions refuse a
  * target that changed (409). The answer is dated by the clock before the first read.
  */
@@ -64,18 +78,51 @@ export async function refreshView(
   deps: Pick<DeletePhaseDeps, 'cluster' | 'now' | 'log'>,
   apis: ServedApis,
   dated: DatedView,
-  pass: { scope: Scope; namespaces: readonly string[] },
+  pass: RecheckScope,
 ): Promise<DatedView> {
   const readAt = deps.now().getTime();
   const { changed, goneUids } = await deps.cluster.runsChangedSince(apis, dated.view.runs, pass.namespaces, pass.scope);
   const namespaces = await deps.cluster.readNamespaces(pass.scope);
+  const holders = pass.holders ?? { pods: [], statefulSets: [] };
+  const pods = holders.pods.length === 0 ? undefined : await deps.cluster.listPods(apis, pass.scope, holders.pods, { recheck: true });
+  const statefulSets = holders.statefulSets.length === 0 ? undefined : await deps.cluster.listStatefulSets(apis, pass.scope, holders.statefulSets, { recheck: true });
   if (changed.length > 0 || goneUids.size > 0) {
     deps.log.info({ changed: changed.length, gone: goneUids.size }, 'runs changed since the listing; deciding again');
   }
   logReadProblems(deps.log, changed);
   const changedUids = new Set(changed.map((run) => run.uid));
   const runs: RunRecord[] = [...dated.view.runs.filter((run) => !goneUids.has(run.uid) && !changedUids.has(run.uid)), ...changed];
-  return { view: { targets: dated.view.targets, runs, namespaces }, readAt, readMs: deps.now().getTime() - readAt };
+  const settled = pass.settled;
+  const freshPods = withFresh(dated.view.pods, pods, holders.pods);
+  const freshStatefulSets = withFresh(dated.view.statefulSets, statefulSets, holders.statefulSets);
+  const view: ClusterView = {
+    targets: settled === undefined || settled.size === 0 ? dated.view.targets : dated.view.targets.filter((target) => !settled.has(target.uid)),
+    runs,
+    namespaces,
+    ...(freshPods !== undefined && { pods: freshPods }),
+    ...(freshStatefulSets !== undefined && { statefulSets: freshStatefulSets }),
+  };
+  return { view, readAt, readMs: deps.now().getTime() - readAt };
+}
+
+/** The view's holders of one kind: those listed again replace the ones of their namespaces. */
+function withFresh<T extends PodRecord | StatefulSetRecord>(before: readonly T[] | undefined, again: readonly T[] | undefined, namespaces: readonly string[]): readonly T[] | undefined {
+  if (again === undefined) return before;
+  const relisted = new Set(namespaces);
+  return [...(before ?? []).filter((holder) => !relisted.has(holder.namespace)), ...again];
+}
+
+/** The namespaces of candidates whose collector's rules read Pods, and StatefulSets: a re-check lists those again. */
+export function holderNamespaces(decisions: readonly Decision[]): { pods: string[]; statefulSets: string[] } {
+  const pods = new Set<string>();
+  const statefulSets = new Set<string>();
+  for (const decision of decisions) {
+    if (decision.action !== 'delete') continue;
+    const { reads } = collectorOf(decision.target.kind);
+    if (reads.pods) pods.add(decision.target.namespace);
+    if (reads.statefulSets) statefulSets.add(decision.target.namespace);
+  }
+  return { pods: [...pods], statefulSets: [...statefulSets] };
 }
 
 /**
@@ -108,6 +155,8 @@ export interface DeletePhase {
   limits: { qps: number; concurrency: number; maxAttempts: number };
   /** When set, only these uids may be deleted (`apply`: the plan's unchanged entries). */
   only?: ReadonlySet<string>;
+  /** --pvc-finalizer: `purge` removes kubernetes.io/pvc-protection from a deleted claim no running Pod names. */
+  pvcFinalizer?: 'keep' | 'purge';
 }
 
 export interface DeletePhaseOutcome {
@@ -137,15 +186,17 @@ interface Refusals {
  * with a backoff and is tried again like any other: on a fresh view.
  */
 export async function deleteCandidates(deps: DeletePhaseDeps, apis: ServedApis, phase: DeletePhase): Promise<DeletePhaseOutcome> {
-  const queue = new DeleteQueue(phase.decisions.filter((decision) => decision.action === 'delete' && (phase.only?.has(decision.target.uid) ?? true)));
-  const total = queue.size;
+  const candidates = phase.decisions.filter((decision) => decision.action === 'delete' && (phase.only?.has(decision.target.uid) ?? true));
+  const total = candidates.length;
   const results = new Map<string, Result>();
   const notes = new Map<string, string>();
+  const heldBy = new Map<string, readonly Holder[]>();
   const refusals = new Map<string, Refusals>();
-  const fresh = new Freshness(deps, apis, phase);
+  const fresh = new Freshness(deps, apis, phase, results);
   const interval = 1000 / phase.limits.qps;
   const random = deps.random ?? Math.random;
   const now = (): number => deps.now().getTime();
+  const purge = phase.pvcFinalizer === 'purge';
   let nextSlot = now();
 
   const settle = (decision: Decision, result: Result, note?: string): void => {
@@ -155,11 +206,59 @@ export async function deleteCandidates(deps: DeletePhaseDeps, apis: ServedApis, 
     logDeletion(deps.log, decision, result, note);
   };
 
+  /** A claim that remains after its DELETE (or was Terminating already): what holds it is said. */
+  const settleTerminating = (decision: Decision, note?: string, holders: readonly Holder[] = fresh.podsNaming(decision.target)): void => {
+    if (holders.length > 0) heldBy.set(decision.target.uid, holders);
+    settle(decision, 'terminating', note);
+  };
+
+  /**
+   * --pvc-finalizer purge: the claim's Pods are listed again, and only when every one that
+   * names it has Succeeded or Failed is kubernetes.io/pvc-protection removed, by a patch
+   * guarded by the resourceVersion it was last seen with.
+   */
+  const purgeProtection = async (decision: Decision, seen: Remaining, deleted: boolean): Promise<void> => {
+    const { target } = decision;
+    const failed = (error: unknown): void => {
+      const what = deleted ? 'deleted, but removing kubernetes.io/pvc-protection failed' : 'removing kubernetes.io/pvc-protection failed';
+      settle(decision, 'failed', `${what}: ${errorMessage(error)}`);
+    };
+    let pods: PodRecord[];
+    try {
+      pods = (await deps.cluster.listPods(apis, phase.scope, [target.namespace], { recheck: true })).filter((pod) => pod.namespace === target.namespace && pod.claims.includes(target.name));
+    } catch (error) {
+      failed(error);
+      return;
+    }
+    const running = pods.filter((pod) => !isFinishedPod(pod));
+    if (running.length > 0) {
+      settleTerminating(decision, `kubernetes.io/pvc-protection kept: ${running.map((pod) => `Pod ${pod.name} is ${pod.phase ?? 'without a phase'}`).join(', ')}`, running.map(podHolder));
+      return;
+    }
+    let purged: TargetDeleteOutcome;
+    try {
+      purged = await deps.cluster.purgeClaimProtection(apis, target, seen);
+    } catch (error) {
+      failed(error);
+      return;
+    }
+    if (purged.outcome === 'terminating') {
+      settleTerminating(decision, `kubernetes.io/pvc-protection removed; other finalizers hold it: ${purged.remaining?.finalizers.join(', ') ?? ''}`, []);
+    } else if (purged.outcome === 'gone') {
+      // Gone before the patch: by our DELETE once its Pods released it, else by someone else's hand.
+      settle(decision, deleted ? 'deleted' : 'gone');
+    } else if (purged.outcome === 'changed') {
+      settle(decision, 'changed', 'it changed after it was last seen, so kubernetes.io/pvc-protection was not removed');
+    } else {
+      settle(decision, 'deleted', 'kubernetes.io/pvc-protection removed');
+    }
+  };
+
   /** After an attempt whose answer was lost: whether the candidate is still there, and what to report. */
   const settleLostAnswer = async (decision: Decision, refused: Refusals, stillWanted: boolean): Promise<void> => {
     let there: boolean;
     try {
-      const current = await deps.cluster.readTarget(apis, decision.target.namespace, decision.target.name);
+      const current = await deps.cluster.readTarget(apis, decision.target.namespace, decision.target.name, decision.target.kind);
       there = current !== null && current.uid === decision.target.uid;
     } catch (error) {
       settle(decision, 'failed', `delete failed: ${refused.last}; it may have been deleted, and reading it again failed: ${errorMessage(error)}`);
@@ -173,13 +272,24 @@ export async function deleteCandidates(deps: DeletePhaseDeps, apis: ServedApis, 
     // Still there and kept by a fresh decision: reported kept, as decided.
   };
 
-  const attempt = async (decision: Decision): Promise<void> => {
+  const attempt = async (decision: Decision, queue: DeleteQueue): Promise<void> => {
     const uid = decision.target.uid;
     const startedAt = now();
     const previous = refusals.get(uid);
+    // Terminating already: no second DELETE; under purge, only the finalizer (keep mode never gets here).
+    if (decision.target.deletionTimestamp !== undefined) {
+      await purgeProtection(decision, { resourceVersion: decision.target.resourceVersion, finalizers: [...(decision.target.finalizers ?? [])] }, false);
+      return;
+    }
     try {
-      const outcome = await deps.cluster.deleteTarget(apis, decision.target, (previous?.count ?? 0) + 1);
-      settle(decision, outcome);
+      const deleted = await deps.cluster.deleteTarget(apis, decision.target, (previous?.count ?? 0) + 1);
+      if (deleted.outcome !== 'terminating') {
+        settle(decision, deleted.outcome);
+      } else if (purge && deleted.remaining !== undefined && decision.target.kind === 'PersistentVolumeClaim') {
+        await purgeProtection(decision, deleted.remaining, true);
+      } else {
+        settleTerminating(decision, `deleted; it stays Terminating while its finalizers (${deleted.remaining?.finalizers.join(', ') ?? ''}) hold it`);
+      }
       return;
     } catch (error) {
       const retryable = error instanceof KubeError && isRetryable(error);
@@ -207,7 +317,7 @@ export async function deleteCandidates(deps: DeletePhaseDeps, apis: ServedApis, 
     }
   };
 
-  const worker = async (): Promise<void> => {
+  const worker = async (queue: DeleteQueue): Promise<void> => {
     for (;;) {
       if (deps.signal.aborted || fresh.error !== undefined) return;
       const next = queue.take(now());
@@ -226,17 +336,46 @@ export async function deleteCandidates(deps: DeletePhaseDeps, apis: ServedApis, 
         if (refused?.uncertain === true && fresh.error === undefined) await settleLostAnswer(next.decision, refused, false);
         continue;
       }
-      await attempt(next.decision);
+      await attempt(next.decision, queue);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(phase.limits.concurrency, total) }, worker));
+
+  // A claim already Terminating is sent nothing in keep mode: it is reported as it is.
+  for (const decision of candidates) {
+    if (!purge && decision.target.deletionTimestamp !== undefined) settleTerminating(decision, 'already being deleted: no second DELETE is sent');
+  }
+  // Collector by collector, in delete order: a StatefulSet is gone (or known to stay) before
+  // the claims it names are re-checked, on a view read after it settled.
+  const groups = deleteGroups(candidates.filter((decision) => !results.has(decision.target.uid)));
+  for (const [index, group] of groups.entries()) {
+    if (deps.signal.aborted || fresh.error !== undefined) break;
+    if (index > 0) fresh.expire();
+    const queue = new DeleteQueue(group);
+    await Promise.all(Array.from({ length: Math.min(phase.limits.concurrency, group.length) }, () => worker(queue)));
+  }
 
   const decisions = fresh.decisions.map((decision) => {
     const uid = decision.target.uid;
     const note = notes.get(uid) ?? unsettledNote(refusals.get(uid), results.has(uid));
-    return note === undefined ? decision : { ...decision, message: `${decision.message}; ${note}` };
+    const holders = heldBy.get(uid);
+    const held = holders === undefined ? decision : { ...decision, heldBy: holders };
+    return note === undefined ? held : { ...held, message: `${decision.message}; ${note}` };
   });
   return { decisions, results, errors: fresh.error === undefined ? [] : [fresh.error] };
+}
+
+/** The candidates of each collector, in COLLECTOR_NAMES order (the delete order), each group in the order given. */
+function deleteGroups(candidates: readonly Decision[]): Decision[][] {
+  return COLLECTOR_NAMES.map((name) => candidates.filter((decision) => collectorOf(decision.target.kind).name === name)).filter((group) => group.length > 0);
+}
+
+/** A Pod that has finished no longer needs its claims (no phase: it may still start). */
+function isFinishedPod(pod: PodRecord): boolean {
+  return pod.phase === 'Succeeded' || pod.phase === 'Failed';
+}
+
+function podHolder(pod: PodRecord): Holder {
+  return pod.phase === undefined ? { kind: 'Pod', name: pod.name } : { kind: 'Pod', name: pod.name, phase: pod.phase };
 }
 
 /** A candidate left untried (SIGTERM, a failed re-check) after refused attempts says so. */
@@ -283,11 +422,16 @@ class Freshness {
   private dated: DatedView;
   private refreshing: Promise<void> | undefined;
   private lastRefreshMs: number;
+  /** Bumped by expire(): a view read before the latest bump is stale, however young. */
+  private generation = 0;
+  private datedGeneration = 0;
 
   constructor(
     private readonly deps: DeletePhaseDeps,
     private readonly apis: ServedApis,
     private readonly phase: DeletePhase,
+    /** The delete phase's results so far: settled targets leave the view a re-check decides on. */
+    private readonly settled: ReadonlyMap<string, unknown>,
   ) {
     this.decisions = [...phase.decisions];
     this.byUid = byUid(this.decisions);
@@ -295,9 +439,20 @@ class Freshness {
     this.lastRefreshMs = phase.view.readMs;
   }
 
+  /** The next delete waits for a view read after now (an earlier collector's deletes have all settled). */
+  expire(): void {
+    this.generation++;
+  }
+
+  /** The Pods of the current view that name a claim, as a report shows what holds it. */
+  podsNaming(target: Pick<TargetRecord, 'kind' | 'namespace' | 'name'>): Holder[] {
+    if (target.kind !== 'PersistentVolumeClaim') return [];
+    return (this.dated.view.pods ?? []).filter((pod) => pod.namespace === target.namespace && pod.claims.includes(target.name)).map(podHolder);
+  }
+
   /** False when the candidate is no longer to be deleted, or nothing may be deleted any more. */
   async stillCollectable(decision: Decision): Promise<boolean> {
-    for (let refreshes = 0; this.ageMs() > RECHECK_INTERVAL_MS; refreshes++) {
+    for (let refreshes = 0; this.ageMs() > RECHECK_INTERVAL_MS || this.datedGeneration < this.generation; refreshes++) {
       if (this.error !== undefined || this.deps.signal.aborted) return false;
       if (refreshes >= MAX_STALE_REFRESHES) {
         this.fail(
@@ -327,9 +482,16 @@ class Freshness {
 
   private async read(): Promise<void> {
     const pending = this.decisions.filter((decision) => decision.action === 'delete');
+    const generation = this.generation;
     try {
-      const dated = await refreshView(this.deps, this.apis, this.dated, { scope: this.phase.scope, namespaces: candidateNamespaces(pending) });
+      const dated = await refreshView(this.deps, this.apis, this.dated, {
+        scope: this.phase.scope,
+        namespaces: candidateNamespaces(pending),
+        holders: holderNamespaces(pending.filter((decision) => !this.settled.has(decision.target.uid))),
+        settled: new Set(this.settled.keys()),
+      });
       this.dated = dated;
+      this.datedGeneration = generation;
       this.lastRefreshMs = dated.readMs;
       this.decisions = redecide(this.phase.policy, dated.view, this.decisions, this.deps.now(), this.phase.only);
       this.byUid = byUid(this.decisions);
@@ -353,6 +515,8 @@ function byUid(decisions: readonly Decision[]): Map<string, Decision> {
 
 function logDeletion(log: Logger, decision: Decision, result: Result, note: string | undefined): void {
   const fields = {
+    // A PipelineResource's lines read as they always did; a leftover's say its kind.
+    ...(decision.target.kind !== 'PipelineResource' && { kind: decision.target.kind }),
     namespace: decision.target.namespace,
     name: decision.target.name,
     uid: decision.target.uid,
@@ -362,6 +526,7 @@ function logDeletion(log: Logger, decision: Decision, result: Result, note: stri
   if (result === 'failed') {
     log.error({ ...fields, err: note }, 'delete failed');
   } else {
-    log.info(note === undefined ? fields : { ...fields, note }, result === 'deleted' ? 'deleted' : `not deleted: ${result}`);
+    const said = result === 'deleted' ? 'deleted' : result === 'terminating' ? 'terminating: a finalizer holds it' : `not deleted: ${result}`;
+    log.info(note === undefined ? fields : { ...fields, note }, said);
   }
 }

@@ -4,29 +4,42 @@
  * reads one target and never deletes.
  */
 import { settingOrigin, type Config, type TargetName } from './config.js';
+import { COLLECTORS } from './core/collectors.js';
 import { explain, scopeVerdict, type Explanation } from './core/explain.js';
 import type { Policy } from './core/types.js';
 import type { KubeCluster, Scope } from './kube/cluster.js';
 import type { SweepDeps } from './sweep.js';
 
-export type ExplainOutcome = { kind: 'not-served' } | { kind: 'not-found' } | { kind: 'done'; explanation: Explanation };
+/** `not-served`: the kind cannot be explained on this cluster, and `why` says so in one line. */
+export type ExplainOutcome = { kind: 'not-served'; why: string } | { kind: 'not-found' } | { kind: 'done'; explanation: Explanation };
 
 /**
- * `explain`: reads the target, the runs of its namespace and the namespace (never a list
- * across the cluster), and whether the selector matches it; the decision is the core's.
+ * `explain`: reads the target, the runs of its namespace (and for a leftover its Pods and
+ * StatefulSets, as its collector's rules read them) and the namespace, never a list across
+ * the cluster, and whether the selector matches it; the decision is the core's.
  */
-export async function explainTarget(config: Config, name: TargetName, deps: Pick<SweepDeps, 'now'> & { cluster: Pick<KubeCluster, 'discover' | 'readTarget' | 'listRuns' | 'readNamespaces' | 'targetMatches'> }): Promise<ExplainOutcome> {
-  const apis = await deps.cluster.discover();
-  if (apis === null) return { kind: 'not-served' };
-  const target = await deps.cluster.readTarget(apis, name.namespace, name.name);
+export async function explainTarget(
+  config: Config,
+  name: TargetName,
+  deps: Pick<SweepDeps, 'now'> & { cluster: Pick<KubeCluster, 'discover' | 'readTarget' | 'listRuns' | 'listPods' | 'listStatefulSets' | 'readNamespaces' | 'targetMatches'> },
+): Promise<ExplainOutcome> {
+  const collector = COLLECTORS[name.collector];
+  const apis = await deps.cluster.discover([name.collector]);
+  if (apis.targets[name.collector] === undefined) {
+    const why = apis.skipped.map((skip) => skip.why).join('; ');
+    return { kind: 'not-served', why: why.replace(/: there is nothing to collect$/, ': there is nothing to explain') };
+  }
+  const target = await deps.cluster.readTarget(apis, name.namespace, name.name, collector.kind);
   if (target === null) return { kind: 'not-found' };
   const only: Scope = { namespaces: [name.namespace], excludeNamespaces: [], selector: '' };
   const runs = await deps.cluster.listRuns(apis, only);
+  const pods = collector.reads.pods ? { pods: await deps.cluster.listPods(apis, only, [name.namespace]) } : {};
+  const statefulSets = collector.reads.statefulSets ? { statefulSets: await deps.cluster.listStatefulSets(apis, only, [name.namespace]) } : {};
   const namespaces = await deps.cluster.readNamespaces(only);
   const selectorMatches = await deps.cluster.targetMatches(apis, target, config.selector);
   const policy: Policy = { labelPrefix: config.labelPrefix, minAgeMs: config.minAgeMs, retainFor: config.retainFor };
   const scope = scopeVerdict(config, name.namespace, selectorMatches);
   const origins = { 'min-age': settingOrigin(config, 'min-age'), 'retain-for': settingOrigin(config, 'retain-for') };
-  const explanation = explain({ target, runs, namespace: namespaces.get(name.namespace), scope, origins }, policy, deps.now());
+  const explanation = explain({ target, runs, ...pods, ...statefulSets, namespace: namespaces.get(name.namespace), scope, origins }, policy, deps.now());
   return { kind: 'done', explanation };
 }

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { ConfigError, parseConfig, settingOrigin, type Config, type TargetName } from './config.js';
+import { COLLECTORS, DEFAULT_COLLECTORS } from './core/collectors.js';
 import { formatRetentionDuration } from './core/retention.js';
 import { escapeControls } from './escape.js';
 import { explainTarget } from './explaincmd.js';
@@ -97,10 +98,12 @@ async function clusterOf(http: KubeHttp, pageSize: number): Promise<PlanCluster>
 /** The config of an apply: the plan's scope and rules, live; one of them given otherwise is refused. */
 function withPlanSettings(config: Config, plan: Plan): Config {
   const { settings } = plan;
-  const same: Record<'namespace' | 'exclude-namespace' | 'selector' | 'label-prefix' | 'min-age' | 'retain-for', boolean> = {
+  const planned = settings.collect ?? DEFAULT_COLLECTORS;
+  const same: Record<'namespace' | 'exclude-namespace' | 'selector' | 'collect' | 'label-prefix' | 'min-age' | 'retain-for', boolean> = {
     namespace: config.namespaces.join(',') === settings.namespaces.join(','),
     'exclude-namespace': config.excludeNamespaces.join(',') === settings.excludeNamespaces.join(','),
     selector: config.selector === settings.selector,
+    collect: config.collect.join(',') === planned.join(','),
     'label-prefix': config.labelPrefix === settings.labelPrefix,
     'min-age': config.minAgeMs === settings.minAgeMs,
     'retain-for': (config.retainFor === undefined ? undefined : formatRetentionDuration(config.retainFor)) === settings.retainFor,
@@ -119,6 +122,7 @@ function withPlanSettings(config: Config, plan: Plan): Config {
     namespaces: [...settings.namespaces],
     excludeNamespaces: [...settings.excludeNamespaces],
     selector: settings.selector,
+    collect: planned,
     labelPrefix: settings.labelPrefix,
     minAgeMs: settings.minAgeMs,
     ...(policy.retainFor !== undefined && { retainFor: policy.retainFor }),
@@ -130,6 +134,7 @@ function flagList(flag: string, settings: Plan['settings']): string {
     namespace: settings.namespaces.join(',') || '(all namespaces)',
     'exclude-namespace': settings.excludeNamespaces.join(',') || '(none)',
     selector: settings.selector || '(none)',
+    collect: (settings.collect ?? DEFAULT_COLLECTORS).join(','),
     'label-prefix': settings.labelPrefix,
     'min-age': `${settings.minAgeMs / 1000}s`,
     'retain-for': settings.retainFor ?? '(none)',
@@ -210,7 +215,8 @@ async function onePass(config: Config, io: PassIo, plans: PassPlans = {}): Promi
   progress?.end();
   let exitCode: number;
   if (outcome.kind === 'not-served') {
-    process.stdout.write('pipelineresources.tekton.dev/v1alpha1 is not served by this cluster: there is nothing to collect\n');
+    // One line each: for PipelineResources alone, the line a pass always printed.
+    process.stdout.write(outcome.lines.map((line) => `${line}\n`).join(''));
     exitCode = 0;
     log.info({ dryRun: config.dryRun, served: false, exitCode, api: http.stats }, 'pass finished');
   } else {
@@ -242,7 +248,7 @@ async function onePass(config: Config, io: PassIo, plans: PassPlans = {}): Promi
   return exitCode;
 }
 
-/** `explain NAMESPACE/NAME`: the decision for one target, on stdout; 1 when it cannot be read. */
+/** `explain [KIND/]NAMESPACE/NAME`: the decision for one target, on stdout; 1 when it cannot be read. */
 async function runExplain(config: Config, target: TargetName, env: NodeJS.ProcessEnv, planFile?: string): Promise<number> {
   let http: KubeHttp;
   let plan: Plan | undefined;
@@ -255,14 +261,15 @@ async function runExplain(config: Config, target: TargetName, env: NodeJS.Proces
   try {
     const outcome = await explainTarget(config, target, { cluster: new KubeCluster(http, config.pageSize), now: () => new Date() });
     if (outcome.kind === 'not-served') {
-      process.stderr.write('tekton-resource-gc: pipelineresources.tekton.dev/v1alpha1 is not served by this cluster: there is nothing to explain\n');
+      process.stderr.write(`tekton-resource-gc: ${outcome.why}\n`);
       return EXIT_COULD_NOT_RUN;
     }
+    const named = { ...target, kind: COLLECTORS[target.collector].kind };
     if (outcome.kind === 'not-found') {
-      process.stderr.write(`tekton-resource-gc: ${escapeControls(`PipelineResource ${target.namespace}/${target.name} not found${plan === undefined ? '' : `; ${planVerdict(plan, null, target)}`}`)}\n`);
+      process.stderr.write(`tekton-resource-gc: ${escapeControls(`${named.kind} ${target.namespace}/${target.name} not found${plan === undefined ? '' : `; ${planVerdict(plan, null, named)}`}`)}\n`);
       return EXIT_COULD_NOT_RUN;
     }
-    const explanation = plan === undefined ? outcome.explanation : { ...outcome.explanation, plan: planVerdict(plan, outcome.explanation.target, target) };
+    const explanation = plan === undefined ? outcome.explanation : { ...outcome.explanation, plan: planVerdict(plan, outcome.explanation.target, named) };
     process.stdout.write(EXPLAIN_RENDERERS[config.output === 'json' ? 'json' : 'text'](explanation));
     return 0;
   } catch (error) {

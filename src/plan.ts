@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { formatDuration, parseRetentionDuration } from './core/retention.js';
-import { REASONS, type Decision, type Policy, type Reason, type TargetRecord } from './core/types.js';
+import { COLLECTOR_NAMES, COLLECTORS, isCollectorName, type CollectorName } from './core/collectors.js';
+import { ALL_REASONS, type Decision, type Policy, type Reason, type TargetKindName, type TargetRecord } from './core/types.js';
 import { redactUrl } from './redact.js';
 import type { Result } from './report/model.js';
 
@@ -26,6 +27,8 @@ export interface PlanSettings {
   minAgeMs: number;
   /** As written (`7d`, `forever`); absent when none. */
   retainFor?: string;
+  /** The collectors that decided it, in delete order; absent: PipelineResources alone (every plan before leftovers). */
+  collect?: CollectorName[];
 }
 
 export interface PlanCluster {
@@ -36,7 +39,7 @@ export interface PlanCluster {
 
 export interface PlanEntry {
   namespace: string;
-  kind: 'PipelineResource';
+  kind: TargetKindName;
   name: string;
   uid: string;
   resourceVersion: string;
@@ -55,7 +58,7 @@ export interface Plan {
    */
   cluster: PlanCluster;
   settings: PlanSettings;
-  /** Sorted by namespace, then name. */
+  /** Sorted by namespace, kind, then name. */
   entries: PlanEntry[];
   /** `sha256:<hex>` over the canonical JSON of everything above. */
   digest: string;
@@ -72,13 +75,13 @@ export function buildPlan(input: { decisions: readonly Decision[]; settings: Pla
     .filter((decision) => decision.action === 'delete')
     .map(({ target, reason }): PlanEntry => ({
       namespace: target.namespace,
-      kind: 'PipelineResource',
+      kind: target.kind,
       name: target.name,
       uid: target.uid,
       resourceVersion: target.resourceVersion,
       reason,
     }))
-    .sort((a, b) => compare(a.namespace, b.namespace) || compare(a.name, b.name));
+    .sort((a, b) => compare(a.namespace, b.namespace) || compare(a.kind, b.kind) || compare(a.name, b.name));
   const body: Omit<Plan, 'digest'> = {
     apiVersion: PLAN_API_VERSION,
     kind: PLAN_KIND,
@@ -125,8 +128,10 @@ export function parsePlan(text: string, file: string): Plan {
     throw new PlanError(`${file} is not a plan: not JSON; write one with a dry run and --plan-file`);
   }
   const plan = shapeOf(raw, file);
-  const { digest, ...body } = plan;
-  if (planDigest(body) !== digest) {
+  // Over the file's own content: a plan written before entries could be of other kinds reads
+  // with kind PipelineResource where it had none, and still matches its digest.
+  const { digest: _digest, ...written } = raw as Record<string, unknown>;
+  if (`sha256:${createHash('sha256').update(canonicalJson(written)).digest('hex')}` !== plan.digest) {
     throw new PlanError(`${file} was changed after it was written (its digest does not match its content): write a new plan with a dry run and --plan-file`);
   }
   return plan;
@@ -233,9 +238,10 @@ export function unlistedDecision(entry: PlanEntry, now: TargetRecord | null): { 
   return { decision: { target, action: 'delete', reason: entry.reason, message, references: [], warnings: [] }, result: there ? 'changed' : 'gone' };
 }
 
-/** Why an object is or is not in a plan, for `explain --plan`. */
-export function planVerdict(plan: Plan, target: Pick<TargetRecord, 'namespace' | 'name' | 'uid' | 'resourceVersion'> | null, name: { namespace: string; name: string }): string {
-  const entry = plan.entries.find((candidate) => candidate.namespace === name.namespace && candidate.name === name.name);
+/** Why an object is or is not in a plan, for `explain --plan`; `name` without a kind is a PipelineResource's. */
+export function planVerdict(plan: Plan, target: Pick<TargetRecord, 'namespace' | 'name' | 'uid' | 'resourceVersion'> | null, name: { namespace: string; name: string; kind?: TargetKindName }): string {
+  const kind = name.kind ?? 'PipelineResource';
+  const entry = plan.entries.find((candidate) => candidate.kind === kind && candidate.namespace === name.namespace && candidate.name === name.name);
   if (entry === undefined) {
     return `not in the plan ${plan.digest}: the dry run of ${plan.createdAt} did not decide to delete ${name.namespace}/${name.name}, so apply never deletes it`;
   }
@@ -249,12 +255,15 @@ export function planVerdict(plan: Plan, target: Pick<TargetRecord, 'namespace' |
 }
 
 function plannedTarget(entry: PlanEntry): TargetRecord {
-  return { kind: 'PipelineResource', namespace: entry.namespace, name: entry.name, uid: entry.uid, resourceVersion: entry.resourceVersion, createdAt: '', labels: {}, annotations: {}, ownerReferences: [] };
+  return { kind: entry.kind, namespace: entry.namespace, name: entry.name, uid: entry.uid, resourceVersion: entry.resourceVersion, createdAt: '', labels: {}, annotations: {}, ownerReferences: [] };
 }
 
-function key(target: { namespace: string; name: string }): string {
-  return `${target.namespace}/${target.name}`;
+/** A PVC and a Secret may share a name: the kind is part of what names a target. */
+function key(target: { kind: TargetKindName; namespace: string; name: string }): string {
+  return `${target.kind}/${target.namespace}/${target.name}`;
 }
+
+const TARGET_KINDS: readonly TargetKindName[] = COLLECTOR_NAMES.map((name) => COLLECTORS[name].kind);
 
 /** `https://host:443/` and `https://host` name the same server. */
 function normalServer(server: string): string {
@@ -281,7 +290,11 @@ function shapeOf(raw: unknown, file: string): Plan {
     value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : fail(field, 'an object');
   const text = (value: unknown, field: string): string => (typeof value === 'string' ? value : fail(field, 'a string'));
   const texts = (value: unknown, field: string): string[] =>
-    Array.isArray(value) && value.every((item) => typeof item === 'string') ? (value as string[]) : fail(field, 'a list of strings');
+    Array.isArray(value) && value.every((item) => typeof item === 'string') ? value : fail(field, 'a list of strings');
+  const collectorsOf = (value: unknown): CollectorName[] => {
+    const names = texts(value, 'settings.collect');
+    return names.every(isCollectorName) ? names : fail('settings.collect', `a list of ${COLLECTOR_NAMES.join(', ')}`);
+  };
   const root = object(raw, 'the file');
   if (root['apiVersion'] !== PLAN_API_VERSION || root['kind'] !== PLAN_KIND) fail('apiVersion/kind', `${PLAN_API_VERSION}/${PLAN_KIND}`);
   const createdAt = text(root['createdAt'], 'createdAt');
@@ -295,12 +308,14 @@ function shapeOf(raw: unknown, file: string): Plan {
   if (!Array.isArray(root['entries'])) fail('entries', 'a list');
   const entries = (root['entries'] as unknown[]).map((item, index): PlanEntry => {
     const entry = object(item, `entries[${index}]`);
-    if (entry['kind'] !== 'PipelineResource') fail(`entries[${index}].kind`, 'PipelineResource');
+    // No kind: a PipelineResource, as every entry was before there were other kinds.
+    const kind = entry['kind'] ?? 'PipelineResource';
+    if (!TARGET_KINDS.some((known) => known === kind)) fail(`entries[${index}].kind`, `one of ${TARGET_KINDS.join(', ')}`);
     const reason = text(entry['reason'], `entries[${index}].reason`);
-    if (!(REASONS as readonly string[]).includes(reason)) fail(`entries[${index}].reason`, `one of ${REASONS.join(', ')}`);
+    if (!(ALL_REASONS as readonly string[]).includes(reason)) fail(`entries[${index}].reason`, `one of ${ALL_REASONS.join(', ')}`);
     return {
       namespace: text(entry['namespace'], `entries[${index}].namespace`),
-      kind: 'PipelineResource',
+      kind: kind as TargetKindName,
       name: text(entry['name'], `entries[${index}].name`),
       uid: text(entry['uid'], `entries[${index}].uid`),
       resourceVersion: text(entry['resourceVersion'], `entries[${index}].resourceVersion`),
@@ -322,6 +337,7 @@ function shapeOf(raw: unknown, file: string): Plan {
       labelPrefix: text(settings['labelPrefix'], 'settings.labelPrefix'),
       minAgeMs: minAgeMs as number,
       ...(typeof retainFor === 'string' && { retainFor }),
+      ...(settings['collect'] !== undefined && { collect: collectorsOf(settings['collect']) }),
     },
     entries,
     digest: text(root['digest'], 'digest'),

@@ -1,9 +1,11 @@
+import { breachText, capBreaches } from './caps.js';
+import { DEFAULT_COLLECTORS, collectorOf, type Collector } from './core/collectors.js';
 import { RUN_KINDS, RUN_KIND_NAMES } from './core/kinds.js';
 import { formatRetentionDuration } from './core/retention.js';
 import type { ClusterView, Decision, Policy, TargetRecord } from './core/types.js';
 import type { Config } from './config.js';
 import { decideBounded, logReadProblems, logWarnings } from './decisions.js';
-import { candidateNamespaces, deleteCandidates, redecide, refreshView, type DatedView } from './deletephase.js';
+import { candidateNamespaces, deleteCandidates, holderNamespaces, redecide, refreshView, type DatedView } from './deletephase.js';
 import type { KubeCluster, Scope, ServedApis } from './kube/cluster.js';
 import { Interrupted } from './kube/errors.js';
 import { MAX_EVENTS_PER_PASS, planEvents, type EventfulResult, type PlannedEvent } from './kube/events.js';
@@ -16,7 +18,10 @@ import type { Report, ReportPlan, Result } from './report/model.js';
 
 /** What a pass needs from the outside world; tests and the CLI hand in real ones. */
 export interface SweepDeps {
-  cluster: Pick<KubeCluster, 'discover' | 'listTargets' | 'listRuns' | 'readNamespaces' | 'runsChangedSince' | 'deleteTarget' | 'readTarget'>;
+  cluster: Pick<
+    KubeCluster,
+    'discover' | 'listTargets' | 'listRuns' | 'listPods' | 'listStatefulSets' | 'readNamespaces' | 'runsChangedSince' | 'deleteTarget' | 'readTarget' | 'purgeClaimProtection'
+  >;
   now: () => Date;
   log: Logger;
   /** Aborted by SIGTERM: no new delete starts after it, and no backoff wait goes on. */
@@ -29,7 +34,8 @@ export interface SweepDeps {
 }
 
 export type PassOutcome =
-  | { kind: 'not-served' }
+  /** No collector that is on can run on this cluster: `lines` say why, one each. */
+  | { kind: 'not-served'; lines: string[] }
   /** `plan`: what a dry run asked to write down (PassPlans.write) decided for deletion. */
   | { kind: 'done'; report: Report; exitCode: 0 | 1 | 3; plan?: Plan };
 
@@ -80,14 +86,14 @@ export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans 
       errors: fields.errors ?? [],
     });
 
-  let apis: ServedApis | null;
+  let apis: ServedApis;
   let listed: DatedView;
   try {
-    apis = await deps.cluster.discover();
-    if (apis === null) {
-      return { kind: 'not-served' };
+    apis = await deps.cluster.discover(config.collect);
+    if (Object.keys(apis.targets).length === 0) {
+      return { kind: 'not-served', lines: apis.skipped.map((skip) => skip.why) };
     }
-    warnings.push(...unservedRunKinds(apis));
+    warnings.push(...apis.skipped.map((skip) => skip.why), ...unservedRunKinds(apis));
     listed = await readCluster(deps, apis, scope);
   } catch (error) {
     // A partial view of the runs is never taken for the whole: nothing is decided or deleted.
@@ -116,20 +122,24 @@ export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans 
     }
   }
   const candidates = decisions.filter((decision) => decision.action === 'delete' && (deletable?.has(decision.target.uid) ?? true));
+  const breaches = capBreaches(candidates, config);
   if (config.dryRun || candidates.length === 0) {
-    if (config.dryRun && candidates.length > config.maxDeletions) {
-      const warning = `a live pass with these settings would delete nothing and exit 3: its ${candidates.length} candidates are more than --max-deletions ${config.maxDeletions}`;
+    for (const breach of config.dryRun ? breaches : []) {
+      const what = breach.collector === undefined ? `its ${breach.count} candidates are` : `its ${breach.count} candidates of ${breach.collector} are`;
+      const warning = `a live pass with these settings would delete nothing and exit 3: ${what} more than ${breach.flag}`;
       warnings.push(warning);
-      deps.log.warn({ candidates: candidates.length, maxDeletions: config.maxDeletions }, warning);
+      deps.log.warn(breach.collector === undefined ? { candidates: breach.count, maxDeletions: breach.limit } : { candidates: breach.count, collector: breach.collector, maxDeletions: breach.limit }, warning);
     }
     if (config.dryRun) await recordEvents(deps, candidates.map((decision) => ({ decision, result: 'would-delete' as const })));
     const plan = config.dryRun && plans.write !== undefined ? buildPlan({ decisions, settings: planSettings(config), cluster: plans.write.cluster, createdAt: decidedAt }) : undefined;
     if (plan !== undefined && plans.write !== undefined) reportPlan = { mode: 'written', file: plans.write.file, digest: plan.digest, entries: plan.entries.length };
     return { kind: 'done', report: finish({ runs: view.runs.length, decisions, results: known }), exitCode: EXIT_OK, ...(plan !== undefined && { plan }) };
   }
-  if (candidates.length > config.maxDeletions) {
-    const message = `the plan deletes ${candidates.length} targets, more than --max-deletions ${config.maxDeletions}: nothing was deleted`;
-    deps.log.error({ candidates: candidates.length, maxDeletions: config.maxDeletions }, message);
+  const [firstBreach] = breaches;
+  if (firstBreach !== undefined) {
+    // Each cap counts a DELETE, or the finalizer removal of a claim already Terminating (caps.ts).
+    const message = `the plan deletes ${breaches.map(breachText).join(', and ')}: nothing was deleted`;
+    deps.log.error(breaches.length === 1 && firstBreach.collector === undefined ? { candidates: firstBreach.count, maxDeletions: firstBreach.limit } : { breaches }, message);
     const results = new Map([...known, ...candidates.map((decision): [string, Result] => [decision.target.uid, 'aborted'])]);
     return { kind: 'done', report: finish({ runs: view.runs.length, decisions, results, errors: [message] }), exitCode: EXIT_PARTIAL };
   }
@@ -146,7 +156,7 @@ export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans 
   let fresh: DatedView;
   try {
     deps.progress?.update({ stage: 're-checking', candidates: candidates.length });
-    fresh = await refreshView(deps, apis, listed, { scope, namespaces: candidateNamespaces(candidates) });
+    fresh = await refreshView(deps, apis, listed, { scope, namespaces: candidateNamespaces(candidates), holders: holderNamespaces(candidates) });
     final = redecide(policy, fresh.view, decisions, deps.now(), deletable);
   } catch (error) {
     if (error instanceof Interrupted) return interrupted();
@@ -162,6 +172,7 @@ export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans 
     decisions: final,
     limits: { qps: config.qps, concurrency: config.concurrency, maxAttempts: config.maxRetries + 1 },
     ...(deletable !== undefined && { only: deletable }),
+    pvcFinalizer: config.pvcFinalizer,
   });
   for (const [uid, result] of known) if (!deletion.results.has(uid)) deletion.results.set(uid, result);
   await recordEvents(deps, eventfulResults(deletion.decisions, deletion.results));
@@ -187,7 +198,13 @@ function planSettings(config: Config): PlanSettings {
     labelPrefix: config.labelPrefix,
     minAgeMs: config.minAgeMs,
     ...(config.retainFor !== undefined && { retainFor: formatRetentionDuration(config.retainFor) }),
+    // Written only when not the default, so a plan of PipelineResources alone reads as one always did.
+    ...(!sameCollectors(config.collect, DEFAULT_COLLECTORS) && { collect: [...config.collect] }),
   };
+}
+
+function sameCollectors(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((name, index) => name === b[index]);
 }
 
 /**
@@ -198,7 +215,7 @@ async function applyPlan(deps: SweepDeps, apis: ServedApis, plan: Plan, decision
   const planned = restrictToPlan(plan, decisions);
   const all = [...planned.decisions];
   for (const entry of planned.unlisted) {
-    const { decision, result } = unlistedDecision(entry, await deps.cluster.readTarget(apis, entry.namespace, entry.name));
+    const { decision, result } = unlistedDecision(entry, await deps.cluster.readTarget(apis, entry.namespace, entry.name, entry.kind));
     all.push(decision);
     planned.results.set(decision.target.uid, result);
   }
@@ -239,12 +256,20 @@ async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope): Pro
   deps.progress?.update({ stage: 'listing-runs', targets: targets.length });
   const targetNamespaces = [...new Set(targets.map((target) => target.namespace))].sort();
   const runs = await deps.cluster.listRuns(apis, scope, targetNamespaces);
+  // Then what may hold a leftover, where targets whose rules read it are: never for PipelineResources alone.
+  const pods = apis.pods === undefined ? undefined : await deps.cluster.listPods(apis, scope, namespacesWhere(targets, (collector) => collector.reads.pods));
+  const statefulSets = apis.statefulSets === undefined ? undefined : await deps.cluster.listStatefulSets(apis, scope, namespacesWhere(targets, (collector) => collector.reads.statefulSets));
   const namespaces = await deps.cluster.readNamespaces(scope);
   deps.progress?.update({ stage: 'deciding', targets: targets.length, runs: runs.length });
-  deps.log.debug({ targets: targets.length, runs: runs.length, targetNamespaces: targetNamespaces.length, namespaces: namespaces.size }, 'cluster read');
+  deps.log.debug({ targets: targets.length, runs: runs.length, targetNamespaces: targetNamespaces.length, namespaces: namespaces.size, ...(pods !== undefined && { pods: pods.length }), ...(statefulSets !== undefined && { statefulSets: statefulSets.length }) }, 'cluster read');
   logReadProblems(deps.log, runs);
-  const view: ClusterView = { targets, runs, namespaces };
+  const view: ClusterView = { targets, runs, namespaces, ...(pods !== undefined && { pods }), ...(statefulSets !== undefined && { statefulSets }) };
   return { view, readAt, readMs: deps.now().getTime() - readAt };
+}
+
+/** The namespaces, sorted, that hold targets of a collector `reads` picks. */
+function namespacesWhere(targets: readonly TargetRecord[], reads: (collector: Collector) => boolean): string[] {
+  return [...new Set(targets.filter((target) => reads(collectorOf(target.kind))).map((target) => target.namespace))].sort();
 }
 
 /** Exclusions win even when a named namespace is also excluded. */
@@ -253,10 +278,15 @@ function inScope(targets: readonly TargetRecord[], scope: Scope): TargetRecord[]
   return targets.filter((target) => !excluded.has(target.namespace));
 }
 
-/** Deleted and failed deletes get an Event; gone, changed and aborted ones do not (nothing was done to them). */
+/**
+ * Deleted and failed deletes get an Event, and so does a claim this pass's DELETE left
+ * Terminating; gone, changed and aborted ones do not, nor one that was Terminating already
+ * (nothing was done to them).
+ */
 function eventfulResults(decisions: readonly Decision[], results: ReadonlyMap<string, Result>): { decision: Decision; result: EventfulResult }[] {
   return decisions.flatMap((decision) => {
     const result = results.get(decision.target.uid);
+    if (result === 'terminating') return decision.target.deletionTimestamp === undefined ? [{ decision, result: 'deleted' as const }] : [];
     return result === 'deleted' || result === 'failed' ? [{ decision, result }] : [];
   });
 }

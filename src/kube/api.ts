@@ -181,10 +181,12 @@ export async function getObject(
   resource: ApiResource,
   namespace: string,
   name: string,
+  accept?: string,
 ): Promise<unknown> {
   return http.jsonOrNull(purpose('get', resource, namespace), {
     method: 'GET',
     path: objectPath(resource, namespace, name),
+    ...(accept !== undefined && { accept }),
   });
 }
 
@@ -231,4 +233,106 @@ export async function deleteIfUnchanged(
   }
   // Any other refusal (403, 400, 422) is a failure the caller reports.
   throw errorFrom(response, why);
+}
+
+/** The plurals one group version serves (`/api/v1` for the core group); empty when it serves none. */
+export async function servedPlurals(http: KubeHttp, groupVersion: Pick<ApiResource, 'group' | 'version'>): Promise<Set<string>> {
+  const path = groupVersionPath(groupVersion);
+  const list = await http.jsonOrNull({ verb: 'get', resource: path.slice(1), namespace: '' }, { method: 'GET', path });
+  return list === null ? new Set() : pluralsOf(list);
+}
+
+/** An object a DELETE left in place: it has finalizers, and is Terminating until they are removed. */
+export interface Remaining {
+  /** The resourceVersion of the DELETE's answer: a later change must start from it. */
+  resourceVersion: string;
+  finalizers: string[];
+}
+
+/** A DELETE's outcome, and what is left when the object remains (finalizers). */
+export interface DeleteAnswer {
+  outcome: DeleteOutcome;
+  /** Set when the object is still there after an accepted DELETE. */
+  remaining?: Remaining;
+}
+
+/**
+ * deleteIfUnchanged for an object that may outlive its DELETE: the answer says whether it is
+ * gone or still there with finalizers (a claim with `kubernetes.io/pvc-protection` in use).
+ * `accept` asks for the answer in another form (a Secret's as metadata only: its data never
+ * crosses the wire).
+ */
+export async function deleteUnlessChanged(
+  http: KubeHttp,
+  resource: ApiResource,
+  target: { namespace: string; name: string },
+  options: { preconditions: Preconditions; attempt?: number; accept?: string },
+): Promise<DeleteAnswer> {
+  const why = purpose('delete', resource, target.namespace);
+  const response = await http.sendOnce(why, {
+    method: 'DELETE',
+    path: objectPath(resource, target.namespace, target.name),
+    body: { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background', preconditions: options.preconditions },
+    ...(options.accept !== undefined && { accept: options.accept }),
+  }, options.attempt ?? 1);
+  if (response.status === 404) return { outcome: 'gone' };
+  if (response.status === 409) return { outcome: 'changed' };
+  if (response.status < 200 || response.status > 299) throw errorFrom(response, why);
+  const remaining = remainingOf(response.body);
+  return remaining === undefined ? { outcome: 'deleted' } : { outcome: 'deleted', remaining };
+}
+
+/**
+ * What a DELETE or PATCH answer says is left: the object while it has finalizers, nothing
+ * once it is gone (a Status, or the object as it was removed, without finalizers).
+ */
+function remainingOf(body: Buffer): Remaining | undefined {
+  let answer: unknown;
+  try {
+    answer = JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const metadata = (answer as { kind?: unknown; metadata?: { resourceVersion?: unknown; finalizers?: unknown } } | null);
+  if (metadata === null || typeof metadata !== 'object' || metadata.kind === 'Status') return undefined;
+  const finalizers = metadata.metadata?.finalizers;
+  const names = Array.isArray(finalizers) ? finalizers.filter((name): name is string => typeof name === 'string') : [];
+  if (names.length === 0) return undefined;
+  const resourceVersion = metadata.metadata?.resourceVersion;
+  return { resourceVersion: typeof resourceVersion === 'string' ? resourceVersion : '', finalizers: names };
+}
+
+export type FinalizerOutcome = 'removed' | 'gone' | 'changed';
+
+/**
+ * Removes one finalizer with a JSON patch that applies only to the object as it was seen:
+ * the same uid, the same resourceVersion, and that finalizer at that index. Anything else
+ * (409, or 422 for a failed test) is `changed`; 404 is `gone`. The answer says what is left.
+ * One attempt, as a delete: the caller decides whether to try again.
+ */
+export async function removeFinalizer(
+  http: KubeHttp,
+  resource: ApiResource,
+  target: { namespace: string; name: string },
+  guard: { uid: string; resourceVersion: string; finalizer: string; index: number; accept?: string },
+): Promise<{ outcome: FinalizerOutcome; remaining?: Remaining }> {
+  const why = purpose('patch', resource, target.namespace);
+  const at = `/metadata/finalizers/${guard.index}`;
+  const response = await http.sendOnce(why, {
+    method: 'PATCH',
+    path: objectPath(resource, target.namespace, target.name),
+    contentType: 'application/json-patch+json',
+    body: [
+      { op: 'test', path: '/metadata/uid', value: guard.uid },
+      { op: 'test', path: '/metadata/resourceVersion', value: guard.resourceVersion },
+      { op: 'test', path: at, value: guard.finalizer },
+      { op: 'remove', path: at },
+    ],
+    ...(guard.accept !== undefined && { accept: guard.accept }),
+  });
+  if (response.status === 404) return { outcome: 'gone' };
+  if (response.status === 409 || response.status === 422) return { outcome: 'changed' };
+  if (response.status < 200 || response.status > 299) throw errorFrom(response, why);
+  const remaining = remainingOf(response.body);
+  return remaining === undefined ? { outcome: 'removed' } : { outcome: 'removed', remaining };
 }

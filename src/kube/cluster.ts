@@ -1,13 +1,20 @@
+import { COLLECTORS, COLLECTOR_NAMES, DEFAULT_COLLECTORS, collectorOf, type Collector, type CollectorName } from '../core/collectors.js';
+import { toPodRecord, toStatefulSetRecord } from '../core/holders.js';
 import { RUN_KINDS, RUN_KIND_NAMES, TARGET_KIND, preferredRunVersion } from '../core/kinds.js';
-import { toNamespaceRecord, toRunRecord, toTargetRecord } from '../core/runs.js';
-import type { NamespaceRecord, RunKindName, RunRecord, TargetRecord } from '../core/types.js';
+import { toNamespaceRecord, toRunRecord } from '../core/runs.js';
+import type { NamespaceRecord, PodRecord, RunKindName, RunRecord, StatefulSetRecord, TargetRecord } from '../core/types.js';
 import {
   deleteIfUnchanged,
+  deleteUnlessChanged,
   getObject,
   listAll,
+  removeFinalizer,
+  resourceName,
+  servedPlurals,
   servedResources,
   type ApiResource,
   type DeleteOutcome,
+  type Remaining,
 } from './api.js';
 import { KubeError } from './errors.js';
 import type { KubeHttp } from './http.js';
@@ -29,10 +36,28 @@ export interface Scope {
 
 /** The versions this server serves that the collector reads through. */
 export interface ServedApis {
-  target: ApiResource;
+  /** Where each collector that is on and can run here lists and deletes its targets; one that cannot has no entry. */
+  targets: Partial<Record<CollectorName, ApiResource>>;
   /** A run kind the server does not serve at all has no entry: it has no runs. */
   runs: Partial<Record<RunKindName, { resource: ApiResource }>>;
+  /** Where the holders of leftovers are listed: present only when a collector that runs reads them. */
+  pods?: ApiResource;
+  statefulSets?: ApiResource;
+  /** A leftover collector runs: runs are read with what links them to leftovers (toRunRecord's `leftovers`). */
+  leftovers: boolean;
+  /** Collectors that are on but cannot run on this cluster, and the line that says why (one line for several). */
+  skipped: { collectors: CollectorName[]; why: string }[];
 }
+
+/** What the DELETE of a target left: `terminating` when the object remains, with what remains of it. */
+export interface TargetDeleteOutcome {
+  outcome: DeleteOutcome | 'terminating';
+  /** Set with `terminating`: the object's resourceVersion and finalizers after the DELETE. */
+  remaining?: Remaining;
+}
+
+/** The finalizer the API server puts on every claim, and that kube-controller-manager removes once no Pod uses it. */
+export const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection';
 
 /** Above this many namespaces with candidates, one cluster-wide re-check beats one per namespace. */
 const PER_NAMESPACE_RECHECK_LIMIT = 10;
@@ -57,6 +82,15 @@ export function readsPerNamespace(wanted: number, clusterWide: number): boolean 
 }
 
 const METADATA_ONLY = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+/**
+ * A metadata-only collector's lists (Secrets) and single objects: no fallback to full objects, so
+ * a server that cannot answer with metadata alone refuses (406) rather than send a Secret's data.
+ */
+export const METADATA_LIST_ONLY = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+export const METADATA_OBJECT_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
+
+const PODS: ApiResource = { group: '', version: 'v1', plural: 'pods' };
+const STATEFULSETS: ApiResource = { group: 'apps', version: 'v1', plural: 'statefulsets' };
 
 const NAMESPACES: ApiResource = { group: '', version: 'v1', plural: 'namespaces' };
 
@@ -73,14 +107,15 @@ export class KubeCluster {
     private readonly pageSize: number,
   ) {}
 
-  /** null when the server does not serve the target kind (PipelineResources are gone). */
-  async discover(): Promise<ServedApis | null> {
-    // Tekton serves targets and runs in one group, so one discovery answers both.
+  /**
+   * What of `collect` this server serves. Tekton serves PipelineResources and runs in one group,
+   * so one discovery answers both (all a pass over PipelineResources asks). A collector whose
+   * kind is not served is skipped, and so are the leftover collectors when a run kind is not
+   * served: a run that cannot be read would make its leftovers look ownerless. The core group
+   * and apps/v1 are asked only for leftover collectors.
+   */
+  async discover(collect: readonly CollectorName[] = DEFAULT_COLLECTORS): Promise<ServedApis> {
     const served = await servedResources(this.http, TARGET_KIND.group);
-    if (!served.get(TARGET_KIND.version)?.has(TARGET_KIND.plural)) {
-      return null;
-    }
-    const target: ApiResource = { group: TARGET_KIND.group, version: TARGET_KIND.version, plural: TARGET_KIND.plural };
     const runs: ServedApis['runs'] = {};
     for (const kind of RUN_KIND_NAMES) {
       const { group, plural } = RUN_KINDS[kind];
@@ -90,18 +125,112 @@ export class KubeCluster {
         runs[kind] = { resource: { group, version, plural } };
       }
     }
-    return { target, runs };
+    const apis: ServedApis = { targets: {}, runs, leftovers: false, skipped: [] };
+    if (collect.includes('pipelineresources')) {
+      if (served.get(TARGET_KIND.version)?.has(TARGET_KIND.plural) === true) {
+        apis.targets.pipelineresources = apiResource(COLLECTORS.pipelineresources);
+      } else {
+        apis.skipped.push({ collectors: ['pipelineresources'], why: `${resourceName(TARGET_KIND)}/${TARGET_KIND.version} is not served by this cluster: there is nothing to collect` });
+      }
+    }
+    const leftovers = COLLECTOR_NAMES.filter((name) => name !== 'pipelineresources' && collect.includes(name));
+    if (leftovers.length > 0) await this.discoverLeftovers(apis, leftovers);
+    return apis;
   }
 
-  /** The targets in scope; with a namespace selector, only in the namespaces it matches. */
-  async listTargets(apis: ServedApis, scope: Scope): Promise<TargetRecord[]> {
-    if (hasNamespaceSelector(scope)) {
-      return this.listIn(apis.target, { namespaces: await this.selectNamespaces(scope), scope, labelSelector: scope.selector }, toTargetRecord);
+  private async discoverLeftovers(apis: ServedApis, leftovers: readonly CollectorName[]): Promise<void> {
+    const noRuns = RUN_KIND_NAMES.filter((kind) => apis.runs[kind] === undefined).map((kind) => `${RUN_KINDS[kind].plural}.${RUN_KINDS[kind].group}`);
+    if (noRuns.length > 0) {
+      apis.skipped.push({
+        collectors: [...leftovers],
+        why: `${noRuns.join(' and ')} ${noRuns.length === 1 ? 'is' : 'are'} not served by this cluster: ${leftovers.join(', ')} skipped, since without runs every leftover would look ownerless`,
+      });
+      return;
     }
-    const lists = await this.inScope(scope, (namespace, fieldSelector) =>
-      listAll(this.http, apis.target, { namespace, fieldSelector, labelSelector: scope.selector, pageSize: this.pageSize }, toTargetRecord),
-    );
-    return lists.flatMap((list) => list.records);
+    const plurals = new Map<string, Promise<Set<string>>>();
+    const isServed = async (resource: ApiResource): Promise<boolean> => {
+      const key = `${resource.group}/${resource.version}`;
+      let known = plurals.get(key);
+      if (known === undefined) {
+        known = servedPlurals(this.http, resource);
+        plurals.set(key, known);
+      }
+      return (await known).has(resource.plural);
+    };
+    for (const name of leftovers) {
+      const collector = COLLECTORS[name];
+      const resource = apiResource(collector);
+      const unserved = [
+        ...((await isServed(resource)) ? [] : [resource]),
+        ...(collector.reads.pods && !(await isServed(PODS)) ? [PODS] : []),
+        ...(collector.reads.statefulSets && !(await isServed(STATEFULSETS)) ? [STATEFULSETS] : []),
+      ];
+      if (unserved.length > 0) {
+        apis.skipped.push({ collectors: [name], why: `${unserved.map((api) => `${resourceName(api)}/${api.version}`).join(' and ')} not served by this cluster: ${name} skipped` });
+        continue;
+      }
+      apis.targets[name] = resource;
+      apis.leftovers = true;
+      if (collector.reads.pods) apis.pods = PODS;
+      if (collector.reads.statefulSets) apis.statefulSets = STATEFULSETS;
+    }
+  }
+
+  /**
+   * The targets in scope of every collector that runs, in COLLECTOR_NAMES order; with a
+   * namespace selector, only in the namespaces it matches. Each collector's objects go
+   * through its toRecord: those without its marker are no targets and are dropped.
+   */
+  async listTargets(apis: ServedApis, scope: Scope): Promise<TargetRecord[]> {
+    const selected = hasNamespaceSelector(scope) ? await this.selectNamespaces(scope) : undefined;
+    const targets: TargetRecord[] = [];
+    for (const name of COLLECTOR_NAMES) {
+      const resource = apis.targets[name];
+      if (resource === undefined) continue;
+      const collector = COLLECTORS[name];
+      const labelSelector = bothSelectors(collector.listLabelSelector, scope.selector);
+      const accept = collector.metadataOnly ? { accept: METADATA_LIST_ONLY } : {};
+      const toRecord = (item: unknown): TargetRecord | null => collector.toRecord(item);
+      let records: (TargetRecord | null)[];
+      if (selected !== undefined) {
+        records = await this.listIn(resource, { namespaces: selected, scope, labelSelector, ...accept }, toRecord, namespaceOf);
+      } else {
+        const lists = await this.inScope(scope, (namespace, fieldSelector) =>
+          listAll(this.http, resource, { namespace, fieldSelector, labelSelector, pageSize: this.pageSize, ...accept }, toRecord),
+        );
+        records = lists.flatMap((list) => list.records);
+      }
+      // One push per record: a spread of tens of thousands overflows the call stack.
+      for (const record of records) if (record !== null) targets.push(record);
+    }
+    return targets;
+  }
+
+  /**
+   * The Pods (with what they use) in `namespaces`: those that hold leftovers' targets, for the
+   * first read of a pass (as listRuns reads), or (`recheck`) those with candidates, for a
+   * re-check or a purge. Empty when no collector that runs reads Pods.
+   */
+  async listPods(apis: ServedApis, scope: Scope, namespaces: readonly string[], how: { recheck?: boolean } = {}): Promise<PodRecord[]> {
+    return this.listHolders(apis.pods, scope, namespaces, how, toPodRecord);
+  }
+
+  /** The StatefulSets (with the claims they name) in `namespaces`, as listPods reads Pods. */
+  async listStatefulSets(apis: ServedApis, scope: Scope, namespaces: readonly string[], how: { recheck?: boolean } = {}): Promise<StatefulSetRecord[]> {
+    return this.listHolders(apis.statefulSets, scope, namespaces, how, toStatefulSetRecord);
+  }
+
+  private async listHolders<T extends { namespace: string }>(
+    resource: ApiResource | undefined,
+    scope: Scope,
+    namespaces: readonly string[],
+    how: { recheck?: boolean },
+    toRecord: (item: unknown) => T,
+  ): Promise<T[]> {
+    if (resource === undefined || namespaces.length === 0) return [];
+    if (how.recheck !== true) return this.listIn(resource, { namespaces, scope }, toRecord);
+    const wanted = new Set(namespaces);
+    return (await this.listInNamespaces(resource, namespaces, scope, undefined, toRecord)).filter((record) => wanted.has(record.namespace));
   }
 
   /**
@@ -119,7 +248,7 @@ export class KubeCluster {
       if (served === undefined) {
         continue;
       }
-      const toRecord = (item: unknown): RunRecord => toRunRecord(item, kind);
+      const toRecord = (item: unknown): RunRecord => toRunRecord(item, kind, { leftovers: apis.leftovers });
       const records =
         where === undefined
           ? (await this.inScope(scope, (namespace, fieldSelector) => listAll(this.http, served.resource, { namespace, fieldSelector, pageSize: this.pageSize }, toRecord))).map(
@@ -205,7 +334,7 @@ export class KubeCluster {
       }
       // Read after the metadata, so at least as new: it decides for the namespaces it covers.
       const touchedSet = new Set(touched);
-      const current = (await this.listInNamespaces(served.resource, touched, scope, undefined, (item) => toRunRecord(item, kind))).filter((run) =>
+      const current = (await this.listInNamespaces(served.resource, touched, scope, undefined, (item) => toRunRecord(item, kind, { leftovers: apis.leftovers }))).filter((run) =>
         touchedSet.has(run.namespace),
       );
       const present = new Set(current.map((run) => run.uid));
@@ -234,23 +363,58 @@ export class KubeCluster {
     }
   }
 
-  /** One target by name (for explain); null when it does not exist. */
-  async readTarget(apis: ServedApis, namespace: string, name: string): Promise<TargetRecord | null> {
-    const object = await getObject(this.http, apis.target, namespace, name);
-    return object === null ? null : toTargetRecord(object);
+  /**
+   * One target by kind and name (explain, and a delete whose answer was lost); null when it
+   * does not exist, or exists without its collector's marker (it is no target).
+   */
+  async readTarget(apis: ServedApis, namespace: string, name: string, kind: TargetRecord['kind']): Promise<TargetRecord | null> {
+    const collector = collectorOf(kind);
+    const object = await getObject(this.http, servedFor(apis, collector), namespace, name, collector.metadataOnly ? METADATA_OBJECT_ONLY : undefined);
+    return object === null ? null : collector.toRecord(object);
   }
 
-  /** Whether the label selector matches the target, as the API server reads the selector. */
-  async targetMatches(apis: ServedApis, target: Pick<TargetRecord, 'namespace' | 'name'>, selector: string): Promise<boolean> {
+  /**
+   * Whether the label selector matches the target, as the API server reads the selector (with
+   * the collector's own selector, as its lists carry it).
+   */
+  async targetMatches(apis: ServedApis, target: Pick<TargetRecord, 'kind' | 'namespace' | 'name'>, selector: string): Promise<boolean> {
     if (selector === '') return true;
+    const collector = collectorOf(target.kind);
     const fieldSelector = `metadata.name=${target.name}`;
-    const list = await listAll(this.http, apis.target, { namespace: target.namespace, fieldSelector, labelSelector: selector, pageSize: 1 }, identityOf);
+    const labelSelector = bothSelectors(collector.listLabelSelector, selector);
+    const accept = collector.metadataOnly ? { accept: METADATA_LIST_ONLY } : {};
+    const list = await listAll(this.http, servedFor(apis, collector), { namespace: target.namespace, fieldSelector, labelSelector, pageSize: 1, ...accept }, identityOf);
     return list.records.length > 0;
   }
 
-  /** One attempt (`attempt` counts the caller's tries): a refused delete throws, and is not retried here. */
-  async deleteTarget(apis: ServedApis, target: TargetRecord, attempt = 1): Promise<DeleteOutcome> {
-    return deleteIfUnchanged(this.http, apis.target, target, { uid: target.uid, resourceVersion: target.resourceVersion }, attempt);
+  /**
+   * One attempt (`attempt` counts the caller's tries): a refused delete throws, and is not
+   * retried here. A PipelineResource's DELETE is the one it always was; a leftover's answer
+   * says whether the object remains (`terminating`, a claim whose finalizer waits for its Pods).
+   */
+  async deleteTarget(apis: ServedApis, target: TargetRecord, attempt = 1): Promise<TargetDeleteOutcome> {
+    const collector = collectorOf(target.kind);
+    const resource = servedFor(apis, collector);
+    const preconditions = { uid: target.uid, resourceVersion: target.resourceVersion };
+    if (collector.name === 'pipelineresources') return { outcome: await deleteIfUnchanged(this.http, resource, target, preconditions, attempt) };
+    const answer = await deleteUnlessChanged(this.http, resource, target, { preconditions, attempt, ...(collector.metadataOnly && { accept: METADATA_OBJECT_ONLY }) });
+    return answer.remaining === undefined ? { outcome: answer.outcome } : { outcome: 'terminating', remaining: answer.remaining };
+  }
+
+  /**
+   * Removes `kubernetes.io/pvc-protection` from a Terminating claim, guarded by its uid, the
+   * resourceVersion it was last seen with and the finalizer's index: `deleted` once no finalizer
+   * is left, `terminating` while others are (they are never touched), `changed` when the claim
+   * is no longer as seen, `gone` when it vanished. The caller has made sure no Pod still runs
+   * with it.
+   */
+  async purgeClaimProtection(apis: ServedApis, target: Pick<TargetRecord, 'kind' | 'namespace' | 'name' | 'uid'>, seen: Remaining): Promise<TargetDeleteOutcome> {
+    const index = seen.finalizers.indexOf(PVC_PROTECTION_FINALIZER);
+    if (index === -1) return { outcome: 'terminating', remaining: seen };
+    const resource = servedFor(apis, collectorOf(target.kind));
+    const purged = await removeFinalizer(this.http, resource, target, { uid: target.uid, resourceVersion: seen.resourceVersion, finalizer: PVC_PROTECTION_FINALIZER, index });
+    if (purged.outcome !== 'removed') return { outcome: purged.outcome };
+    return purged.remaining === undefined ? { outcome: 'deleted' } : { outcome: 'terminating', remaining: purged.remaining };
   }
 
   /**
@@ -279,14 +443,30 @@ export class KubeCluster {
    */
   private async listIn<T extends { namespace: string }>(
     resource: ApiResource,
-    where: { namespaces: readonly string[]; scope: Scope; labelSelector?: string },
+    where: { namespaces: readonly string[]; scope: Scope; labelSelector?: string; accept?: string },
     toRecord: (item: unknown) => T,
+  ): Promise<T[]>;
+  private async listIn<T>(
+    resource: ApiResource,
+    where: { namespaces: readonly string[]; scope: Scope; labelSelector?: string; accept?: string },
+    toRecord: (item: unknown) => T,
+    namespaceOfRecord: (record: T) => string | undefined,
+  ): Promise<T[]>;
+  private async listIn<T>(
+    resource: ApiResource,
+    where: { namespaces: readonly string[]; scope: Scope; labelSelector?: string; accept?: string },
+    toRecord: (item: unknown) => T,
+    namespaceOfRecord: (record: T) => string | undefined = (record) => (record as { namespace: string }).namespace,
   ): Promise<T[]> {
     const { namespaces, scope } = where;
     if (namespaces.length === 0) return [];
     const perNamespace = scope.namespaces.length > 0 || readsPerNamespace(namespaces.length, await this.namespacesAcrossCluster(scope));
     const wanted = new Set(namespaces);
-    return this.listEach(resource, { ...where, perNamespace }, toRecord, (record) => perNamespace || record.namespace === '' || wanted.has(record.namespace));
+    return this.listEach(resource, { ...where, perNamespace }, toRecord, (record) => {
+      if (perNamespace) return true;
+      const namespace = namespaceOfRecord(record);
+      return namespace === undefined || namespace === '' || wanted.has(namespace);
+    });
   }
 
   /** The lists themselves: one per namespace, or one across the cluster less the excluded namespaces; `keep` picks the records. */
@@ -332,6 +512,27 @@ export class KubeCluster {
     }
     return [await list('', excludedNamespacesSelector(scope))];
   }
+}
+
+/** The resource a collector that runs reads and deletes through; a collector that does not run has none. */
+function servedFor(apis: ServedApis, collector: Collector): ApiResource {
+  const resource = apis.targets[collector.name];
+  if (resource === undefined) throw new Error(`${collector.name} is not served by this cluster or not on`);
+  return resource;
+}
+
+function apiResource(collector: Collector): ApiResource {
+  return { group: collector.api.group, version: collector.api.version, plural: collector.api.plural };
+}
+
+/** A collector's own selector ANDed with --selector: a comma joins requirements. */
+function bothSelectors(own: string | undefined, given: string): string {
+  return [own ?? '', given].filter((part) => part.trim() !== '').join(',');
+}
+
+/** A nullable record's namespace (a dropped item has none: it is filtered out later anyway). */
+function namespaceOf(record: TargetRecord | null): string | undefined {
+  return record === null ? undefined : record.namespace;
 }
 
 function hasNamespaceSelector(scope: Scope): boolean {

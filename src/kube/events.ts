@@ -7,8 +7,8 @@
  * their shape, are pure functions; KubeEvents only sends them.
  */
 import { hostname } from 'node:os';
-import { TARGET_KIND } from '../core/kinds.js';
-import type { Decision } from '../core/types.js';
+import { collectorOf } from '../core/collectors.js';
+import type { Decision, TargetKindName } from '../core/types.js';
 import { collectionPath, type ApiResource } from './api.js';
 import type { KubeHttp } from './http.js';
 
@@ -83,9 +83,9 @@ export function namespaceEventFor(namespace: string, decisions: readonly Decisio
   const reasons = new Map<string, number>();
   for (const decision of decisions) reasons.set(decision.reason, (reasons.get(decision.reason) ?? 0) + 1);
   const byReason = [...reasons].sort(([a], [b]) => a.localeCompare(b)).map(([reason, count]) => `${reason} ${count}`).join(', ');
-  const count = decisions.length;
-  const head = `dry run: would delete ${count} PipelineResource${count === 1 ? '' : 's'} here (${byReason}): `;
-  const names = decisions.map((decision) => decision.target.name).sort();
+  const head = `dry run: would delete ${countedKinds(decisions)} here (${byReason}): `;
+  // A leftover is named with its kind: a claim and a Secret may share a name.
+  const names = decisions.map(({ target }) => (target.kind === 'PipelineResource' ? target.name : `${target.kind}/${target.name}`)).sort();
   return {
     ...eventEnvelope(namespace, namespace, context),
     reason: EVENT_REASONS['would-delete'],
@@ -95,6 +95,17 @@ export function namespaceEventFor(namespace: string, decisions: readonly Decisio
     regarding: { apiVersion: 'v1', kind: 'Namespace', namespace, name: namespace },
     note: listedNote(head, names, '; the report lists each with its reason'),
   };
+}
+
+/**
+ * `3 PipelineResources`, or with leftovers each kind counted, in the order the decisions come
+ * (by kind): `4 PersistentVolumeClaims, 2 StatefulSets`.
+ */
+function countedKinds(decisions: readonly Decision[]): string {
+  const counts = new Map<TargetKindName, number>();
+  for (const decision of decisions) counts.set(decision.target.kind, (counts.get(decision.target.kind) ?? 0) + 1);
+  if (counts.size === 0) return '0 PipelineResources';
+  return [...counts].map(([kind, count]) => `${count} ${kind}${count === 1 ? '' : 's'}`).join(', ');
 }
 
 /** `head` and as many names as fit in the note, then how many more there are, then `tail`. */
@@ -136,8 +147,8 @@ export function eventFor(decision: Decision, result: EventfulResult, context: Ev
     reason: EVENT_REASONS[result],
     type: result === 'failed' ? 'Warning' : 'Normal',
     regarding: {
-      apiVersion: `${TARGET_KIND.group}/${TARGET_KIND.version}`,
-      kind: TARGET_KIND.kind,
+      apiVersion: apiVersionOf(decision.target.kind),
+      kind: decision.target.kind,
       namespace: target.namespace,
       name: target.name,
       uid: target.uid,
@@ -145,6 +156,12 @@ export function eventFor(decision: Decision, result: EventfulResult, context: Ev
     },
     note: truncateBytes(note, MAX_NOTE_BYTES),
   };
+}
+
+/** `tekton.dev/v1alpha1`, `apps/v1`, or `v1` for the core group: what an object reference names. */
+function apiVersionOf(kind: TargetKindName): string {
+  const { group, version } = collectorOf(kind).api;
+  return group === '' ? version : `${group}/${version}`;
 }
 
 /** `src-abc123.18b7a5c3e4f0a000`: unique per target and nanosecond, at most 253 characters. */

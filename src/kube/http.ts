@@ -48,11 +48,13 @@ export interface TrafficStats {
 }
 
 export interface KubeRequest {
-  method: 'GET' | 'DELETE' | 'POST';
+  method: 'GET' | 'DELETE' | 'POST' | 'PATCH';
   /** Path below the server URL, e.g. `/apis/tekton.dev/v1beta1/pipelineruns`. */
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
+  /** Content-Type of the body; JSON by default (a PATCH names its patch type, e.g. application/json-patch+json). */
+  contentType?: string;
   /** Accept header; JSON by default. */
   accept?: string;
 }
@@ -278,7 +280,7 @@ export class KubeHttp {
       'user-agent': 'tekton-resource-gc',
     };
     if (payload !== undefined) {
-      headers['content-type'] = 'application/json';
+      headers['content-type'] = request.contentType ?? 'application/json';
       // Without a length Node sends the body chunked; state it, as every Kubernetes client does.
       headers['content-length'] = Buffer.byteLength(payload);
     }

@@ -83,8 +83,11 @@ export async function passInProcess(kubeConfig: KubeConfig, args: readonly strin
   let sent = 0;
   let namespaceReads = 0;
   const cluster: SweepDeps['cluster'] = {
-    discover: () => real.discover(),
+    discover: (collect) => real.discover(collect),
     listTargets: (apis, scope) => real.listTargets(apis, scope),
+    listPods: (...args) => real.listPods(...args),
+    listStatefulSets: (...args) => real.listStatefulSets(...args),
+    purgeClaimProtection: (...args) => real.purgeClaimProtection(...args),
     listRuns: async (...args) => {
       const runs = await real.listRuns(...args);
       await hooks.afterRunsListed?.();

@@ -14,8 +14,10 @@ import { KubeError } from '../../src/kube/errors.js';
 import { NOW, POLICY, activeRun, run, target } from '../fixtures/unit/records.js';
 
 const APIS: ServedApis = {
-  target: { group: 'tekton.dev', version: 'v1alpha1', plural: 'pipelineresources' },
+  targets: { pipelineresources: { group: 'tekton.dev', version: 'v1alpha1', plural: 'pipelineresources' } },
   runs: { PipelineRun: { resource: { group: 'tekton.dev', version: 'v1beta1', plural: 'pipelineruns' } } },
+  leftovers: false,
+  skipped: [],
 };
 const DELETE = { verb: 'delete', resource: 'pipelineresources.tekton.dev', namespace: 'ci' };
 const POLICY_NOW = { ...POLICY, minAgeMs: 0 };
@@ -119,8 +121,12 @@ class FakeCluster {
         this.targets.delete(record.uid);
         throw fault.error;
       }
-      return this.targets.delete(record.uid) ? 'deleted' : 'gone';
+      return { outcome: this.targets.delete(record.uid) ? 'deleted' : 'gone' };
     },
+    // PipelineResources alone: no Pod or StatefulSet is read, no finalizer removed.
+    listPods: () => Promise.reject(new Error('no collector on reads Pods')),
+    listStatefulSets: () => Promise.reject(new Error('no collector on reads StatefulSets')),
+    purgeClaimProtection: () => Promise.reject(new Error('no claim is collected')),
   };
 
   /** A running PipelineRun that names `names`, as a CI system would create one. */

@@ -100,3 +100,22 @@ describe("a dry run's Event for a namespace", () => {
     assert.match(namespaceEventFor('ci', [decision('ci', 'src-a')], CONTEXT)['note'] as string, /^dry run: would delete 1 PipelineResource here \(unreferenced 1\): src-a;/);
   });
 });
+
+describe('Events of leftovers', () => {
+  const leftover = (kind: 'PersistentVolumeClaim' | 'StatefulSet' | 'Secret', name: string): Decision => ({
+    ...decision('ci', name, 'owner-gone'),
+    target: { ...target(name), kind, leftover: { marker: kind === 'Secret' ? 'pac-secret' : kind === 'StatefulSet' ? 'statefulset' : 'owned' } },
+  });
+
+  it('regards each object by its own kind and apiVersion', () => {
+    const regarding = (one: Decision): unknown => plannedEventBody({ kind: 'target', decision: one, result: 'deleted' }, CONTEXT)['regarding'];
+    assert.deepEqual(regarding(leftover('PersistentVolumeClaim', 'pvc-1')), { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'ci', name: 'pvc-1', uid: 'uid-pvc-1', resourceVersion: '1' });
+    assert.deepEqual(regarding(leftover('StatefulSet', 'affinity-assistant-1')), { apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: 'ci', name: 'affinity-assistant-1', uid: 'uid-affinity-assistant-1', resourceVersion: '1' });
+    assert.deepEqual((regarding(decision('ci', 'src-a')) as { apiVersion: string }).apiVersion, 'tekton.dev/v1alpha1');
+  });
+
+  it("a dry run's namespace Event counts each kind and names leftovers with their kind", () => {
+    const note = namespaceEventFor('ci', [leftover('PersistentVolumeClaim', 'pvc-1'), leftover('PersistentVolumeClaim', 'pvc-2'), leftover('Secret', 'pac-gitauth-x')], CONTEXT)['note'];
+    assert.equal(note, 'dry run: would delete 2 PersistentVolumeClaims, 1 Secret here (owner-gone 3): PersistentVolumeClaim/pvc-1, PersistentVolumeClaim/pvc-2, Secret/pac-gitauth-x; the report lists each with its reason');
+  });
+});

@@ -1,0 +1,55 @@
+/**
+ * The deletion caps of a live pass (--max-deletions, --max-deletions-per-kind): how many of a
+ * pass's candidates count, and which cap they exceed. Pure: the pass stops before its first
+ * delete when one is exceeded (nothing deleted, every candidate aborted, exit 3).
+ */
+import { collectorOf, type CollectorName } from './core/collectors.js';
+import type { Decision } from './core/types.js';
+
+export interface Caps {
+  maxDeletions: number;
+  maxDeletionsPerKind?: Partial<Record<CollectorName, number>>;
+  pvcFinalizer: 'keep' | 'purge';
+}
+
+/**
+ * The candidates a pass acts on, one each: a DELETE, or for an object already Terminating the
+ * removal of its finalizer (purge). One already Terminating in keep mode is sent nothing and
+ * does not count.
+ */
+export function countedCandidates(candidates: readonly Decision[], pvcFinalizer: Caps['pvcFinalizer']): Decision[] {
+  return candidates.filter((decision) => pvcFinalizer === 'purge' || decision.target.deletionTimestamp === undefined);
+}
+
+/** A cap a pass would exceed: which, its limit, and how many it would act on. */
+export interface CapBreach {
+  /** `--max-deletions 1000`, or `--max-deletions-per-kind workspace-pvcs=200`. */
+  flag: string;
+  limit: number;
+  count: number;
+  /** The collector of a per-kind cap. */
+  collector?: CollectorName;
+}
+
+/** Every cap the counted candidates exceed: the pass-wide one first, then each collector's, in the order given. */
+export function capBreaches(candidates: readonly Decision[], caps: Caps): CapBreach[] {
+  const counted = countedCandidates(candidates, caps.pvcFinalizer);
+  const breaches: CapBreach[] = [];
+  if (counted.length > caps.maxDeletions) breaches.push({ flag: `--max-deletions ${caps.maxDeletions}`, limit: caps.maxDeletions, count: counted.length });
+  const perKind = new Map<CollectorName, number>();
+  for (const decision of counted) {
+    const name = collectorOf(decision.target.kind).name;
+    perKind.set(name, (perKind.get(name) ?? 0) + 1);
+  }
+  for (const [collector, limit] of Object.entries(caps.maxDeletionsPerKind ?? {}) as [CollectorName, number][]) {
+    const count = perKind.get(collector) ?? 0;
+    if (count > limit) breaches.push({ flag: `--max-deletions-per-kind ${collector}=${limit}`, limit, count, collector });
+  }
+  return breaches;
+}
+
+/** `the plan deletes 1200 targets, more than --max-deletions 1000`: what a breach stopped, in a report's words. */
+export function breachText(breach: CapBreach): string {
+  const what = breach.collector === undefined ? `${breach.count} targets` : `${breach.count} targets of ${breach.collector}`;
+  return `${what}, more than ${breach.flag}`;
+}
