@@ -3,9 +3,13 @@
  * Pure, like the report renderers.
  */
 import type { Collectable } from '../core/collectable.js';
+import { COLLECTORS, collectorOf } from '../core/collectors.js';
 import type { Explanation, RetentionFact } from '../core/explain.js';
 import { formatDuration, formatInstant } from '../core/retention.js';
+import type { LinkVia, ReferenceView, TargetRecord } from '../core/types.js';
 import { escapeControls, escapeControlsInJson } from '../escape.js';
+import { SIZED_KIND, toReportHolder } from './build.js';
+import { formatBytes } from './text.js';
 
 export const EXPLAIN_FORMATS = ['text', 'json'] as const;
 export type ExplainFormat = (typeof EXPLAIN_FORMATS)[number];
@@ -60,20 +64,59 @@ function oneLine(text: string): string {
   return text.replace(/\s*[\r\n]+\s*/g, ' ');
 }
 
+/** A PipelineResource's explanation reads as it did before leftovers; the other kinds say what they are, how big, and what holds them. */
+function isLeftover(target: TargetRecord): boolean {
+  return target.kind !== COLLECTORS.pipelineresources.kind;
+}
+
+/** How a run links a leftover, as the runs field says it (a PipelineResource's runs name it in their spec: nothing to say). */
+const VIA_PHRASES: { readonly [V in LinkVia]: string } = {
+  spec: '',
+  ownerReference: ' (owns it)',
+  label: ' (named by its tekton.dev/pipelineRun label)',
+  annotation: ' (names it in its pipelinesascode.tekton.dev/git-auth-secret annotation)',
+  workspace: ' (binds it as a workspace)',
+};
+
+/** e.g. `PipelineRun/build-1 succeeded, finished …`; a gone owner `PipelineRun/build-2 gone (owned it; no listed run is it)`. */
+function describeRun(ref: ReferenceView): string {
+  const finished = ref.finishedAt === undefined ? '' : `, finished ${ref.finishedAt}`;
+  const via = ref.state === 'gone' ? ` (${ref.via === 'label' ? 'named by its label' : 'owned it'}; no run listed is it)` : VIA_PHRASES[ref.via];
+  return `${ref.kind}/${ref.name} ${ref.state}${finished}${via}`;
+}
+
+/** `50Gi (53687091200 bytes, from status.capacity.storage)`; for a claim stating no size, says so. */
+function describeSize(target: TargetRecord): string {
+  const bytes = target.leftover?.bytes;
+  if (bytes === undefined) return 'unknown: the claim states neither status.capacity.storage nor spec.resources.requests.storage';
+  return `${formatBytes(bytes.value)} (${bytes.value} bytes, from ${bytes.from === 'capacity' ? 'status.capacity.storage' : 'spec.resources.requests.storage'})`;
+}
+
+/** What is different about a leftover: its kind and collector, a claim's size, what holds it. */
+function leftoverFields(explanation: Explanation): string[] {
+  const { target, decision } = explanation;
+  if (!isLeftover(target)) return [];
+  const holders = (decision.heldBy ?? []).map((holder) => `${holder.kind}/${holder.name}${holder.kind === 'Pod' ? ` (${holder.phase ?? 'no phase'})` : ''}`);
+  return [
+    ...field('kind', [`${target.kind} (collector ${collectorOf(target.kind).name})`]),
+    ...(target.kind === SIZED_KIND ? field('size', [describeSize(target)]) : []),
+    ...(holders.length === 0 ? [] : field('held by', holders)),
+  ];
+}
+
 export function renderExplanationText(explanation: Explanation): string {
   const { target, decision, nowMs } = explanation;
   const created = Number.isNaN(Date.parse(target.createdAt)) ? target.createdAt : when(Date.parse(target.createdAt), nowMs);
-  const runs = decision.references.map(
-    (ref) => `${ref.kind}/${ref.name} ${ref.state}${ref.finishedAt === undefined ? '' : `, finished ${ref.finishedAt}`}${ref.via === 'ownerReference' ? ' (owns it)' : ''}`,
-  );
+  const runs = decision.references.map(describeRun);
   const lines = [
     ...field('target', [`${target.namespace}/${target.name}`]),
+    ...leftoverFields(explanation),
     ...field('uid', [target.uid]),
     ...field('created', [created]),
     ...field('in scope', [explanation.scope.inScope ? 'yes' : `no: ${explanation.scope.why}; a pass never looks at it`]),
     ...field('decision', [`${decision.action} (rule ${explanation.rule}, ${decision.reason})`]),
     ...field('why', [oneLine(decision.message)]),
-    ...field('runs', runs.length === 0 ? ['none reference it'] : runs),
+    ...field('runs', runs.length === 0 ? [isLeftover(target) ? 'none links it' : 'none reference it'] : runs),
     ...field('retention', explanation.retention.map((fact) => oneLine(describeFact(fact, nowMs)))),
     ...(explanation.invalid.length === 0 ? [] : field('invalid', explanation.invalid.map(oneLine))),
     ...field('collectable', [describeCollectable(explanation.collectable, nowMs)]),
@@ -97,14 +140,25 @@ function collectableJson(collectable: Collectable): Record<string, string> {
 
 export function renderExplanationJson(explanation: Explanation): string {
   const { target, decision } = explanation;
+  const leftover = isLeftover(target);
+  const bytes = target.leftover?.bytes;
   const document = {
     apiVersion: 'tekton-resource-gc.io/v1',
     kind: 'Explanation',
     now: new Date(explanation.nowMs).toISOString(),
-    target: { namespace: target.namespace, name: target.name, uid: target.uid, createdAt: target.createdAt },
+    // A leftover's target says what it is (as the report's items do); a PipelineResource's reads as before leftovers.
+    target: {
+      namespace: target.namespace,
+      ...(leftover && { kind: target.kind, collector: collectorOf(target.kind).name }),
+      name: target.name,
+      uid: target.uid,
+      createdAt: target.createdAt,
+      ...(bytes !== undefined && { bytes: bytes.value, bytesFrom: bytes.from }),
+    },
     scope: explanation.scope,
     decision: { action: decision.action, reason: decision.reason, rule: explanation.rule, message: decision.message },
     references: decision.references.map((ref) => ({ kind: ref.kind, name: ref.name, state: ref.state, ...(ref.finishedAt !== undefined && { finishedAt: ref.finishedAt }), via: ref.via })),
+    ...(decision.heldBy !== undefined && decision.heldBy.length > 0 && { heldBy: decision.heldBy.map(toReportHolder) }),
     retention: explanation.retention.map((fact) => ({
       setting: fact.setting,
       source: fact.source,

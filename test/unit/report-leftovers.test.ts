@@ -5,13 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { explain } from '../../src/core/explain.js';
 import { ALL_REASONS, type Decision, type Reason } from '../../src/core/types.js';
 import { buildReport, countBytes } from '../../src/report/build.js';
+import { renderExplanationJson, renderExplanationText } from '../../src/report/explain.js';
 import { renderJson } from '../../src/report/json.js';
 import { MARKDOWN_MAX_CHARS, renderMarkdown } from '../../src/report/markdown.js';
 import type { Report, ReportItem } from '../../src/report/model.js';
 import { REFERENCES_MAX_CHARS, bytesLine, describeHolders, formatBytes, renderText, summaryLine } from '../../src/report/text.js';
 import { GIBIBYTE, LEFTOVERS, LEFTOVERS_LIVE, MEBIBYTE } from '../fixtures/unit/leftoverreport.js';
+import { claim, lrun, pacSecret, pod } from '../fixtures/unit/leftovers.js';
+import { NOW, POLICY } from '../fixtures/unit/records.js';
 import { assertGolden } from '../support/golden.js';
 import { reportSchemaErrors } from '../support/reportschema.js';
 
@@ -309,5 +313,51 @@ describe('renderMarkdown with leftovers', () => {
     const capped = renderMarkdown(buildReport({ ...LEFTOVERS_LIVE, dryRun: true, results: new Map(), decisions: many.map((decision) => ({ ...decision, message: 'z'.repeat(300) })) }));
     assert.ok(capped.length <= MARKDOWN_MAX_CHARS, `${capped.length}`);
     assert.match(capped, /^1 more kind with 20000 targets not shown \(20000 would be deleted\)/m);
+  });
+});
+
+describe('explain of a leftover', () => {
+  const origins = { 'min-age': 'default', 'retain-for': 'default' };
+  const inScope = { inScope: true } as const;
+  const owner = lrun('build-7');
+
+  it('says its kind and collector, its size and where it was read, and what holds it; text and JSON', () => {
+    const held = claim('pvc-build-7', owner, { leftover: { marker: 'owned', bytes: { value: 50 * GIBIBYTE, from: 'capacity' } } });
+    const explanation = explain(
+      { target: held, runs: [owner], pods: [pod('build-7-pod', { claims: ['pvc-build-7'] }), pod('shell', { claims: ['pvc-build-7'], phase: undefined })], namespace: undefined, scope: inScope, origins },
+      POLICY,
+      NOW,
+    );
+    assert.equal(explanation.decision.reason, 'in-use-by-pod');
+    assertGolden('explain-leftover-held.txt', renderExplanationText(explanation));
+    const json = JSON.parse(renderExplanationJson(explanation)) as { target: Record<string, unknown>; heldBy: unknown; references: { via: string }[] };
+    assert.deepEqual(json.target, { namespace: 'ci', kind: 'PersistentVolumeClaim', collector: 'workspace-pvcs', name: 'pvc-build-7', uid: 'uid-pvc-build-7', createdAt: held.createdAt, bytes: 50 * GIBIBYTE, bytesFrom: 'capacity' });
+    assert.deepEqual(json.heldBy, [
+      { kind: 'Pod', name: 'build-7-pod', phase: 'Running' },
+      { kind: 'Pod', name: 'shell' },
+    ]);
+    assert.deepEqual(json.references.map((ref) => ref.via), ['ownerReference']);
+  });
+
+  it('shows a gone owner as gone, and a claim without a size as unknown', () => {
+    const orphan = claim('pvc-orphan', { kind: 'PipelineRun', name: 'build-gone', uid: 'uid-gone' });
+    const explanation = explain({ target: orphan, runs: [], pods: [], statefulSets: [], namespace: undefined, scope: inScope, origins }, POLICY, NOW);
+    assert.equal(explanation.decision.reason, 'owner-gone');
+    const text = renderExplanationText(explanation);
+    assert.match(text, /^runs: +PipelineRun\/build-gone gone \(owned it; no run listed is it\)$/m);
+    assert.match(text, /^size: +unknown: the claim states neither/m);
+    assert.doesNotMatch(text, /^held by:/m);
+    const json = JSON.parse(renderExplanationJson(explanation)) as Record<string, unknown> & { target: Record<string, unknown> };
+    assert.equal('bytes' in json.target, false);
+    assert.equal('heldBy' in json, false);
+  });
+
+  it('says how each run links a Secret, and has no size line for kinds without one', () => {
+    const secret = pacSecret('pac-gitauth-1', undefined);
+    const annotating = lrun('build-8', { gitAuthSecret: 'pac-gitauth-1' });
+    const text = renderExplanationText(explain({ target: secret, runs: [annotating], pods: [], namespace: undefined, scope: inScope, origins }, POLICY, NOW));
+    assert.match(text, /^kind: +Secret \(collector pac-secrets\)$/m);
+    assert.match(text, /^runs: +PipelineRun\/build-8 succeeded.* \(names it in its pipelinesascode\.tekton\.dev\/git-auth-secret annotation\)$/m);
+    assert.doesNotMatch(text, /^size:/m);
   });
 });

@@ -21,6 +21,7 @@ import { escapeMarkdown, renderMarkdown } from '../../src/report/markdown.js';
 import type { Report, ReportReference } from '../../src/report/model.js';
 import { REFERENCES_MAX_CHARS, describeHolders, describeReferences, renderText } from '../../src/report/text.js';
 import { leftoverDecision } from '../fixtures/unit/leftoverreport.js';
+import { claim, lrun, pod } from '../fixtures/unit/leftovers.js';
 import { NOW, POLICY, run, target } from '../fixtures/unit/records.js';
 
 const KEY = POLICY.labelPrefix;
@@ -344,5 +345,25 @@ describe('leftovers, over arbitrary names of objects, runs, Pods and phases', ()
         assert.deepEqual((JSON.parse(output) as Report).items, report.items);
       }),
     );
+  });
+});
+
+describe('a Pod name that attacks the terminal, holding a claim', () => {
+  it('is shown escaped by explain, as text and as JSON', () => {
+    const owner = lrun('build-1');
+    const held = claim('pvc-1', owner);
+    const attacker = pod(`p${TERMINAL_ATTACK}\u202e`, { claims: ['pvc-1'], phase: `Running${TERMINAL_ATTACK}` });
+    const explanation = explain(
+      { target: held, runs: [owner], pods: [attacker], namespace: undefined, scope: { inScope: true }, origins: { 'min-age': 'default', 'retain-for': 'default' } },
+      POLICY,
+      NOW,
+    );
+    assert.equal(explanation.decision.reason, 'in-use-by-pod');
+    const text = renderExplanationText(explanation);
+    assert.doesNotMatch(text, UNSAFE_BUT_LINE_FEED);
+    assert.match(text, /^held by: +Pod\/p\\x1b\]0;owned\\x07\\x1b\[2J\\u202e \(Running\\x1b/m);
+    const json = renderExplanationJson(explanation);
+    assert.doesNotMatch(json, UNSAFE_BUT_LINE_FEED);
+    assert.deepEqual((JSON.parse(json) as { heldBy: unknown }).heldBy, [{ kind: 'Pod', name: attacker.name, phase: attacker.phase }]);
   });
 });
