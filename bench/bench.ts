@@ -317,7 +317,7 @@ async function benchServer(flags: BenchFlags, setup: ServerSetup, entryPath: str
   const shape = scaled(setup.shape, setup.scale);
   const dataDir = flags.reuse ? join(flags.dataRoot, dataKey(shape)) : undefined;
   const marker = dataDir === undefined ? undefined : join(dataDir, 'seeded.json');
-  const reusable = marker !== undefined && existsSync(marker);
+  const reusable = dataDir !== undefined && marker !== undefined && existsSync(marker);
   if (dataDir !== undefined && !reusable) await rm(dataDir, { recursive: true, force: true }); // a seed that did not finish
   const loadBefore = loadavg();
   const targetNamespaces = targetNamespaceCount(shape);
@@ -418,7 +418,7 @@ async function benchServer(flags: BenchFlags, setup: ServerSetup, entryPath: str
         const floorRequests = nodeFloors[0]?.requests ?? 0;
         const dryRequests = summary.api?.requests ?? 0;
         if ((summary.targets ?? 0) + (summary.runs ?? 0) !== expectedItems) {
-          log(`warning: the collector saw ${summary.targets} targets and ${summary.runs} runs, the read floor ${expectedItems} objects`);
+          log(`warning: the collector saw ${summary.targets ?? 0} targets and ${summary.runs ?? 0} runs, the read floor ${expectedItems} objects`);
         }
         return {
           scale: setup.scale,
@@ -522,7 +522,7 @@ async function measureCrossover(
 
 function checkRun(what: string, run: CliRun, expected: number): CliRun {
   if (run.exitCode !== expected || run.summary === undefined) {
-    throw new Error(`the collector's ${what} exited ${run.exitCode} (expected ${expected}) ${run.summary === undefined ? "without a 'pass finished' line" : ''}:\n${run.stderrTail}`);
+    throw new Error(`the collector's ${what} exited ${run.exitCode ?? 'on a signal'} (expected ${expected}) ${run.summary === undefined ? "without a 'pass finished' line" : ''}:\n${run.stderrTail}`);
   }
   return run;
 }
@@ -565,7 +565,7 @@ function renderTable(results: readonly VariantResult[]): string {
 
 function growthLines(results: readonly VariantResult[]): string[] {
   const lines: string[] = [];
-  const key = (r: VariantResult): string => `${r.namespaces}/${r.targetNamespaces} ${r.prKb}/${r.trKb} ${r.watchCache} ${r.node.name} ${r.output}`;
+  const key = (r: VariantResult): string => `${r.namespaces}/${r.targetNamespaces} ${r.prKb}/${r.trKb} watch cache ${r.watchCache ? 'on' : 'off'} ${r.node.name} ${r.output}`;
   const groups = new Map<string, VariantResult[]>();
   for (const r of results) groups.set(key(r), [...(groups.get(key(r)) ?? []), r]);
   for (const group of groups.values()) {

@@ -98,7 +98,7 @@ export async function readFloorInChild(
     child.on('error', reject);
     child.on('close', resolve);
   });
-  if (code !== 0) throw new Error(`the read floor failed (exit ${code}): ${stderr.slice(-2000)}`);
+  if (code !== 0) throw new Error(`the read floor failed (exit ${code ?? 'on a signal'}): ${stderr.slice(-2000)}`);
   return JSON.parse(stdout) as FloorResult;
 }
 
@@ -154,7 +154,7 @@ export function imageNodeFlags(dockerfile: string): string[] {
   if (!Array.isArray(entrypoint) || entrypoint.length < 2 || !entrypoint.every((word) => typeof word === 'string')) {
     throw new Error(`the Dockerfile has no ENTRYPOINT ["node", ...flags, "dist/main.js"] (found ${line ?? 'none'})`);
   }
-  return entrypoint.slice(1, -1) as string[];
+  return entrypoint.slice(1, -1);
 }
 
 /** Runs the collector once; resolves when it has exited. */

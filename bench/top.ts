@@ -23,7 +23,7 @@ function place(url: string): string {
   const modules = url.lastIndexOf('node_modules/');
   if (modules >= 0) {
     const rest = url.slice(modules + 'node_modules/'.length).split('/');
-    return (rest[0]?.startsWith('@') === true ? `${rest[0]}/${rest[1]}` : rest[0]) ?? url;
+    return (rest[0]?.startsWith('@') === true ? `${rest[0]}/${rest[1] ?? ''}` : rest[0]) ?? url;
   }
   if (url.startsWith('node:')) return 'node internals';
   const src = url.indexOf('/dist/');

@@ -182,7 +182,7 @@ async function pass(args: readonly string[], logPath: string, show: 'report' | '
   await writeFile(logPath, result.stderr);
   if (result.signal !== null) throw new Error(`tekton-resource-gc was stopped by ${result.signal}`);
   if (result.code !== 0) {
-    throw new Error(`tekton-resource-gc ${args.join(' ')} exited ${result.code}:\n${result.stdout}${result.stderr}`);
+    throw new Error(`tekton-resource-gc ${args.join(' ')} exited ${result.code ?? 'on a signal'}:\n${result.stdout}${result.stderr}`);
   }
   say(indent(show === 'report' ? result.stdout : (result.stdout.trimEnd().split('\n').at(-1) ?? '')));
   say(`${INDENT}(exit status 0, ${seconds(ms)})`);

@@ -107,7 +107,7 @@ const kubernetesRecipe: Recipe = {
     await writeFile(join(workDir, 'tools.go'), toolsGo(commands));
     await go(['mod', 'tidy'], workDir);
     // Without the stamps the binaries report v0.0.0.
-    const [major, minor] = VERSIONS.kubernetes.slice(1).split('.');
+    const [major = '', minor = ''] = VERSIONS.kubernetes.slice(1).split('.');
     const ldflags = [
       '-s -w',
       `-X k8s.io/component-base/version.gitVersion=${VERSIONS.kubernetes}`,
@@ -125,7 +125,7 @@ const helmRecipe: Recipe = {
   version: VERSIONS.helm,
   binaries: ['helm'],
   coldDuration: 'about 2.5 min',
-  async build({ workDir, outDir, go }) {
+  async build({ workDir, go }) {
     const ldflags = `-s -w -X helm.sh/helm/v4/internal/version.version=${VERSIONS.helm}`;
     await go(['install', '-trimpath', '-ldflags', ldflags, `helm.sh/helm/v4/cmd/helm@${VERSIONS.helm}`], workDir);
     // `go install` writes to GOBIN, which the runner sets to outDir.
@@ -383,7 +383,7 @@ function runGo(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, opt
     });
     child.on('close', (code) => {
       if (code === 0) resolve(Buffer.concat(stdout).toString('utf8'));
-      else reject(new BinaryError(`go ${args.join(' ')} failed with exit code ${code} in ${cwd} (its output is above)`));
+      else reject(new BinaryError(`go ${args.join(' ')} failed with exit code ${code ?? 'none (stopped by a signal)'} in ${cwd} (its output is above)`));
     });
   });
 }

@@ -96,7 +96,7 @@ export function chartReadme(chartText: string, valuesText: string, schemaText: s
   const schema = JSON.parse(schemaText) as Schema;
   const reference = `${CHART_REPOSITORY}/${chart.name}`;
   const rows = documentedValues(valuesText).map(
-    (doc) => `| \`${doc.key}\` | ${typeOf(schema, doc.key, doc.value)} | \`${cell(JSON.stringify(doc.value) ?? 'null')}\` | ${cell(doc.description)} |`,
+    (doc) => `| \`${doc.key}\` | ${typeOf(schema, doc.key, doc.value)} | \`${cell(JSON.stringify(doc.value ?? null))}\` | ${cell(doc.description)} |`,
   );
   return `# ${chart.name}
 

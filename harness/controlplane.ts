@@ -178,7 +178,7 @@ function firstUnexpectedExit(processes: readonly ServerProcess[], isStopping: ()
   return new Promise((resolve) => {
     for (const server of processes) {
       server.child.once('exit', (code, signal) => {
-        if (!isStopping()) resolve(`${server.name} exited (${signal ?? `code ${code}`}); its log: ${server.logPath}`);
+        if (!isStopping()) resolve(`${server.name} exited (${signal ?? `code ${code ?? 'none'}`}); its log: ${server.logPath}`);
       });
     }
   });
@@ -292,11 +292,11 @@ function serverEnv(): NodeJS.ProcessEnv {
 
 async function waitUntilReady(server: string, token: string, processes: readonly ServerProcess[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  let lastAnswer = 'no answer yet';
+  let lastAnswer: string;
   for (;;) {
     for (const { name, child } of processes) {
       if (child.exitCode !== null || child.signalCode !== null) {
-        throw new NotReadyError(`${name} exited (${child.signalCode ?? `code ${child.exitCode}`}) before ${server}/readyz answered 200`);
+        throw new NotReadyError(`${name} exited (${child.signalCode ?? `code ${child.exitCode ?? 'none'}`}) before ${server}/readyz answered 200`);
       }
     }
     try {

@@ -13,8 +13,8 @@ const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** The workflow files actionlint reads, relative to the repository root. */
 async function workflowFiles(root: string): Promise<string[]> {
   const dir = join(root, '.github', 'workflows');
-  const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return [];
+  const names = await readdir(dir).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   });
   return names.filter((name) => /\.ya?ml$/.test(name)).sort().map((name) => join('.github', 'workflows', name));

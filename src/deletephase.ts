@@ -14,6 +14,7 @@ import type { Logger } from './log.js';
 import { errorMessage } from './message.js';
 import type { Progress } from './progress.js';
 import type { Result } from './report/model.js';
+import { isAborted } from './signals.js';
 
 /**
  * A delete phase lasts as long as the candidates take at --qps (1000 at 20 per second: 50 s).
@@ -319,7 +320,7 @@ export async function deleteCandidates(deps: DeletePhaseDeps, apis: ServedApis, 
 
   const worker = async (queue: DeleteQueue): Promise<void> => {
     for (;;) {
-      if (deps.signal.aborted || fresh.error !== undefined) return;
+      if (isAborted(deps.signal) || fresh.hasFailed()) return;
       const next = queue.take(now());
       if (next === undefined) return;
       // A refused delete waits out its backoff (or Retry-After); SIGTERM ends the wait at once.
@@ -327,13 +328,13 @@ export async function deleteCandidates(deps: DeletePhaseDeps, apis: ServedApis, 
       const slot = Math.max(nextSlot, now());
       nextSlot = slot + interval;
       await deps.sleep(slot - now(), deps.signal);
-      if (deps.signal.aborted) return;
+      if (isAborted(deps.signal)) return;
       const wanted = await fresh.stillCollectable(next.decision);
-      if (deps.signal.aborted) return;
+      if (isAborted(deps.signal)) return;
       if (!wanted) {
         const refused = refusals.get(next.decision.target.uid);
         // Kept by a fresh decision after an attempt that may have acted: say what is true.
-        if (refused?.uncertain === true && fresh.error === undefined) await settleLostAnswer(next.decision, refused, false);
+        if (refused?.uncertain === true && !fresh.hasFailed()) await settleLostAnswer(next.decision, refused, false);
         continue;
       }
       await attempt(next.decision, queue);
@@ -348,7 +349,7 @@ export async function deleteCandidates(deps: DeletePhaseDeps, apis: ServedApis, 
   // the claims it names are re-checked, on a view read after it settled.
   const groups = deleteGroups(candidates.filter((decision) => !results.has(decision.target.uid)));
   for (const [index, group] of groups.entries()) {
-    if (deps.signal.aborted || fresh.error !== undefined) break;
+    if (isAborted(deps.signal) || fresh.hasFailed()) break;
     if (index > 0) fresh.expire();
     const queue = new DeleteQueue(group);
     await Promise.all(Array.from({ length: Math.min(phase.limits.concurrency, group.length) }, () => worker(queue)));
@@ -448,6 +449,11 @@ class Freshness {
   podsNaming(target: Pick<TargetRecord, 'kind' | 'namespace' | 'name'>): Holder[] {
     if (target.kind !== 'PersistentVolumeClaim') return [];
     return (this.dated.view.pods ?? []).filter((pod) => pod.namespace === target.namespace && pod.claims.includes(target.name)).map(podHolder);
+  }
+
+  /** Whether a refresh failed, read now: `error` tested before an await stays narrowed after it for TypeScript. */
+  hasFailed(): boolean {
+    return this.error !== undefined;
   }
 
   /** False when the candidate is no longer to be deleted, or nothing may be deleted any more. */

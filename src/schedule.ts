@@ -22,6 +22,7 @@ import { DateTime, IANAZone } from 'luxon';
 import { DESCRIPTORS, cronFields, nextTick as cronNextTick, parseCron, type Cron } from './cron.js';
 import type { Parsed } from './core/retention.js';
 import type { Logger } from './log.js';
+import { isAborted } from './signals.js';
 import { offsetIn, type OffsetAt } from './walltime.js';
 
 const SCHEDULE_EXAMPLES = 'five cron fields such as "17 * * * *" or "0 3 * * MON-FRI", or @hourly, @daily, @weekly, @monthly, @yearly, @every 6h';
@@ -48,7 +49,7 @@ export function parseTimeZone(text: string): Parsed<string> {
 
 /** The machine's own zone, for when --time-zone is not given. */
 export function localTimeZone(): string {
-  return DateTime.local().zoneName ?? 'UTC';
+  return DateTime.local().zoneName;
 }
 
 /** The first tick strictly after `after`, or undefined when none comes within five years. */
@@ -120,18 +121,18 @@ export async function runOnSchedule(schedule: { text: string; fields: string; ti
   const local = (ms: number): string => DateTime.fromMillis(ms, { zone: schedule.timeZone }).toISO({ suppressMilliseconds: true }) ?? new Date(ms).toISOString();
   const about = { schedule: schedule.text, timeZone: schedule.timeZone };
   let lastTick: number | undefined;
-  while (!deps.signal.aborted) {
+  while (!isAborted(deps.signal)) {
     const plan = planNextPass(cron, offsetAt, lastTick, deps.now().getTime());
     logPlan(plan, deps.log, about, local);
     if (plan.at === undefined) return EXIT_COULD_NOT_RUN;
     const at = plan.at;
-    while (!deps.signal.aborted && deps.now().getTime() < at) {
+    while (!isAborted(deps.signal) && deps.now().getTime() < at) {
       await deps.sleep(Math.min(at - deps.now().getTime(), MAX_WAIT_MS), deps.signal);
     }
-    if (deps.signal.aborted) break;
+    if (isAborted(deps.signal)) break;
     const status = await deps.pass();
     lastTick = at;
-    if (deps.signal.aborted) return status;
+    if (isAborted(deps.signal)) return status;
   }
   deps.log.info({}, 'stopped between passes');
   return 0;

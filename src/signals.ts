@@ -24,3 +24,12 @@ export function stopOnSignals(log: Logger): { signal: AbortSignal; dispose: () =
     },
   };
 }
+
+/**
+ * Whether `signal` is aborted now. A call rather than `signal.aborted` inline: TypeScript keeps
+ * a property it has tested narrowed across an await, as if nothing else could set it, and a
+ * signal is aborted by an event while the pass awaits.
+ */
+export function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted;
+}

@@ -15,6 +15,7 @@ import { buildPlan, restrictToPlan, unlistedDecision, type Plan, type PlanCluste
 import type { Progress } from './progress.js';
 import { buildReport } from './report/build.js';
 import type { Report, ReportPlan, Result } from './report/model.js';
+import { isAborted } from './signals.js';
 
 /** What a pass needs from the outside world; tests and the CLI hand in real ones. */
 export interface SweepDeps {
@@ -177,7 +178,7 @@ export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans 
   for (const [uid, result] of known) if (!deletion.results.has(uid)) deletion.results.set(uid, result);
   await recordEvents(deps, eventfulResults(deletion.decisions, deletion.results));
   const errors = [
-    ...(deps.signal.aborted ? [INTERRUPTED_BEFORE_EVERY_DELETE] : []),
+    ...(isAborted(deps.signal) ? [INTERRUPTED_BEFORE_EVERY_DELETE] : []),
     ...deletion.errors,
   ];
   const failed = [...deletion.results.values()].some((result) => result === 'failed');

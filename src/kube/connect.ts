@@ -4,7 +4,7 @@ import path from 'node:path';
 import { isIPv6 } from 'node:net';
 import yaml from 'js-yaml';
 import { redactUrl } from '../redact.js';
-import { KubeconfigError, type AuthHeaders, type Connection, type TlsMaterial } from './connection.js';
+import { KubeconfigError, type AuthHeaders, type Connection } from './connection.js';
 
 /** Where a pod's service account credentials are mounted. */
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -68,7 +68,7 @@ export async function loadConnection(settings: ConnectionSettings, env: Env, opt
       // client-go sends a key only with a certificate, and checkUser has made sure a certificate has its key.
       ...(cert !== undefined && user !== undefined && { cert, ...optional('key', material(user, 'client-key')) }),
     },
-    headers: user === undefined ? async () => ({}) : userHeaders(user, now),
+    headers: user === undefined ? () => Promise.resolve({}) : userHeaders(user, now),
   };
 }
 
@@ -376,25 +376,27 @@ function userHeaders(user: Entry, now: () => number): () => Promise<AuthHeaders>
   const password = optionalString(user.body, 'password', user);
   // client-go sends basic auth only with a username (transport.Config.HasBasicAuth).
   if (username !== undefined) {
-    fixed.authorization = `Basic ${Buffer.from(`${username ?? ''}:${password ?? ''}`).toString('base64')}`;
+    fixed.authorization = `Basic ${Buffer.from(`${username}:${password ?? ''}`).toString('base64')}`;
   }
   const token = optionalString(user.body, 'token', user)?.trim();
   const tokenFile = optionalString(user.body, 'tokenFile', user);
   if (tokenFile === undefined) {
     if (token !== undefined) fixed.authorization = `Bearer ${token}`;
-    return async () => fixed;
+    return () => Promise.resolve(fixed);
   }
   const read = tokenFileReader(resolvePath(user, tokenFile), now, (file) => readCredentialFile(user, 'tokenFile', file));
-  return async () => {
-    let current: string;
-    try {
-      current = read();
-    } catch (error) {
-      if (token === undefined) throw error;
-      current = token;
-    }
-    return { ...fixed, authorization: `Bearer ${current}` };
-  };
+  // In a promise's executor, a read that throws rejects, as a failing headers() must.
+  return () =>
+    new Promise((resolve) => {
+      let current: string;
+      try {
+        current = read();
+      } catch (error) {
+        if (token === undefined) throw error;
+        current = token;
+      }
+      resolve({ ...fixed, authorization: `Bearer ${current}` });
+    });
 }
 
 /** The headers client-go's impersonatingRoundTripper sends for as, as-uid, as-groups and as-user-extra. */
@@ -473,7 +475,8 @@ function inClusterConnection(env: Env, serviceAccountDir: string, now: () => num
     server: `https://${isIPv6(host) ? `[${host}]` : host}:${port}`,
     origin: 'the in-cluster service account',
     tls: ca === undefined ? {} : { ca },
-    headers: async () => ({ authorization: `Bearer ${read()}` }),
+    // A read that throws rejects (the executor's throw), as a failing headers() must.
+    headers: () => new Promise((resolve) => resolve({ authorization: `Bearer ${read()}` })),
   };
 }
 

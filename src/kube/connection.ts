@@ -37,6 +37,6 @@ export class KubeconfigError extends Error {
 
 /** Credentials that fail when first asked for (a plugin that cannot run, a missing file), in one line. */
 export function unusableCredentials(origin: string, error: unknown): KubeconfigError {
-  const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+  const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
   return new KubeconfigError(`the credentials of ${origin} cannot be used: ${reason}`);
 }

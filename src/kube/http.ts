@@ -75,8 +75,10 @@ interface BodySink {
 }
 
 /** A failure of the caller's own code while a body streamed: passed on as it is, never retried. */
-class ConsumerFailure {
-  constructor(readonly error: unknown) {}
+class ConsumerFailure extends Error {
+  constructor(readonly error: unknown) {
+    super("the caller's code failed on a streamed body");
+  }
 }
 
 /** The answer of list(): the list without its items (kind, metadata), and a record per item. */

@@ -215,7 +215,7 @@ function namespaceTable(groups: ReadonlyMap<string, readonly ReportItem[]>): str
   const named = [...groups];
   const rows = named.slice(0, MARKDOWN_NAMESPACE_ROWS).map(([namespace, items]) => row(escapeMarkdown(namespace), items));
   const rest = named.slice(MARKDOWN_NAMESPACE_ROWS);
-  if (rest.length > 0) rows.push(row(`${plural(rest.length, 'more namespace')}`, rest.flatMap(([, items]) => items)));
+  if (rest.length > 0) rows.push(row(plural(rest.length, 'more namespace'), rest.flatMap(([, items]) => items)));
   return [
     [
       `| namespace | targets | ${columns.map((result) => `\`${result}\``).join(' | ')} |`,
