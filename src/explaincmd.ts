@@ -11,7 +11,7 @@ import type { KubeCluster, Scope } from './kube/cluster.js';
 import type { SweepDeps } from './sweep.js';
 
 /** `not-served`: the kind cannot be explained on this cluster, and `why` says so in one line. */
-export type ExplainOutcome = { kind: 'not-served'; why: string } | { kind: 'not-found' } | { kind: 'done'; explanation: Explanation };
+export type ExplainOutcome = { kind: 'not-served'; why: string } | { kind: 'not-found' } | { kind: 'not-a-target'; why: string } | { kind: 'done'; explanation: Explanation };
 
 /**
  * `explain`: reads the target, the runs of its namespace (and for a leftover its Pods and
@@ -21,7 +21,7 @@ export type ExplainOutcome = { kind: 'not-served'; why: string } | { kind: 'not-
 export async function explainTarget(
   config: Config,
   name: TargetName,
-  deps: Pick<SweepDeps, 'now'> & { cluster: Pick<KubeCluster, 'discover' | 'readTarget' | 'listRuns' | 'listPods' | 'listStatefulSets' | 'readNamespaces' | 'targetMatches'> },
+  deps: Pick<SweepDeps, 'now'> & { cluster: Pick<KubeCluster, 'discover' | 'readObject' | 'listRuns' | 'listPods' | 'listStatefulSets' | 'readNamespaces' | 'targetMatches'> },
 ): Promise<ExplainOutcome> {
   const collector = COLLECTORS[name.collector];
   const apis = await deps.cluster.discover([name.collector]);
@@ -29,8 +29,12 @@ export async function explainTarget(
     const why = apis.skipped.map((skip) => skip.why).join('; ');
     return { kind: 'not-served', why: why.replace(/: there is nothing to collect$/, ': there is nothing to explain') };
   }
-  const target = await deps.cluster.readTarget(apis, name.namespace, name.name, collector.kind);
-  if (target === null) return { kind: 'not-found' };
+  const target = await deps.cluster.readObject(apis, name.namespace, name.name, collector.kind);
+  if (target === 'absent') return { kind: 'not-found' };
+  if (target === 'unmarked') {
+    // Only objects with a collector's marker are ever targets (docs/spec.md): this one is never deleted.
+    return { kind: 'not-a-target', why: `${collector.kind} ${name.namespace}/${name.name} is not a target of ${collector.name}: it does not carry its marker, so no pass decides for it or deletes it` };
+  }
   const only: Scope = { namespaces: [name.namespace], excludeNamespaces: [], selector: '' };
   const runs = await deps.cluster.listRuns(apis, only);
   const pods = collector.reads.pods ? { pods: await deps.cluster.listPods(apis, only, [name.namespace]) } : {};

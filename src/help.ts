@@ -163,10 +163,11 @@ const FLAG_DOCS: { readonly [F in FlagName]: FlagDoc } = {
   events: {
     text: [
       'Record Kubernetes Events (events.k8s.io/v1), so kubectl get events shows them: one per',
-      'PipelineResource deleted (reason Deleted) or whose delete failed (DeleteFailed), and for',
-      'a dry run one per namespace (WouldDelete, regarding the Namespace: how many, by reason,',
-      'and which). At most 1000 a pass; a log line counts the rest. Needs create on',
-      'events.k8s.io events; an Event that cannot be created is logged and never fails the pass.',
+      'target deleted (reason Deleted, regarding it by its own kind) or whose delete failed',
+      '(DeleteFailed), and for a dry run one per namespace (WouldDelete, regarding the',
+      'Namespace: how many of each kind, by reason, and which). At most 1000 a pass; a log line',
+      'counts the rest. Needs create on events.k8s.io events; an Event that cannot be created is',
+      'logged and never fails the pass.',
     ],
     default: String(DEFAULTS.events),
   },
@@ -242,7 +243,7 @@ const FLAG_DOCS: { readonly [F in FlagName]: FlagDoc } = {
   },
   plan: {
     value: 'PATH',
-    text: ['explain also says whether the PipelineResource is in this plan, and what apply would do', 'with it.'],
+    text: ['explain also says whether the target is in this plan, and what apply would do with it.'],
   },
 };
 

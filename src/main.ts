@@ -260,8 +260,8 @@ async function runExplain(config: Config, target: TargetName, env: NodeJS.Proces
   }
   try {
     const outcome = await explainTarget(config, target, { cluster: new KubeCluster(http, config.pageSize), now: () => new Date() });
-    if (outcome.kind === 'not-served') {
-      process.stderr.write(`tekton-resource-gc: ${outcome.why}\n`);
+    if (outcome.kind === 'not-served' || outcome.kind === 'not-a-target') {
+      process.stderr.write(`tekton-resource-gc: ${escapeControls(outcome.why)}\n`);
       return EXIT_COULD_NOT_RUN;
     }
     const named = { ...target, kind: COLLECTORS[target.collector].kind };

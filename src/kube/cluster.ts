@@ -368,9 +368,16 @@ export class KubeCluster {
    * does not exist, or exists without its collector's marker (it is no target).
    */
   async readTarget(apis: ServedApis, namespace: string, name: string, kind: TargetRecord['kind']): Promise<TargetRecord | null> {
+    const read = await this.readObject(apis, namespace, name, kind);
+    return read === 'absent' || read === 'unmarked' ? null : read;
+  }
+
+  /** One object of a target kind by name: the target, `unmarked` when it has no marker of its collector, `absent` when there is none. */
+  async readObject(apis: ServedApis, namespace: string, name: string, kind: TargetRecord['kind']): Promise<TargetRecord | 'unmarked' | 'absent'> {
     const collector = collectorOf(kind);
     const object = await getObject(this.http, servedFor(apis, collector), namespace, name, collector.metadataOnly ? METADATA_OBJECT_ONLY : undefined);
-    return object === null ? null : collector.toRecord(object);
+    if (object === null) return 'absent';
+    return collector.toRecord(object) ?? 'unmarked';
   }
 
   /**

@@ -103,7 +103,7 @@ async function runAll(cases: readonly BadCase[], base: Record<string, string>): 
 
 function assertOneLine(row: BadCase, result: CliResult | undefined): void {
   assert.ok(result !== undefined);
-  assert.equal(result.code, 2, `exit ${result.code}: ${result.stderr}`);
+  assert.equal(result.code, 2, `exit ${result.code ?? 'on a signal'}: ${result.stderr}`);
   assert.equal(result.stdout, '');
   const lines = result.stderr.split('\n');
   assert.equal(lines.length, 2, `one line and its newline: ${JSON.stringify(result.stderr)}`);
@@ -195,7 +195,7 @@ describe('bad configuration through the CLI: exit 2 and one line', () => {
         try {
           assertOneLine(row, kubeconfigResults.get(row));
         } catch (error) {
-          throw new Error(`${row.what}: ${error instanceof Error ? error.message : String(error)}`);
+          throw new Error(`${row.what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
         }
       }
     });

@@ -118,7 +118,7 @@ function toolEnv(): NodeJS.ProcessEnv {
 }
 
 function succeeded(exit: Exit, what: string): string {
-  assert.equal(exit.code, 0, `${what} failed (exit ${exit.code}):\n${exit.stderr}${exit.stdout}`);
+  assert.equal(exit.code, 0, `${what} failed (exit ${exit.code ?? 'on a signal'}):\n${exit.stderr}${exit.stdout}`);
   return exit.stdout;
 }
 
@@ -160,16 +160,16 @@ async function notes(name: string, namespace: string, values: Values): Promise<s
   return out.slice(start + 'NOTES:\n'.length);
 }
 
-function find<T = Manifest>(release: Release, kind: string, name?: string, namespace?: string): T {
+function find(release: Release, kind: string, name?: string, namespace?: string): Manifest {
   const found = release.objects.filter(
     (object) => object.kind === kind && (name === undefined || object.metadata.name === name) && (namespace === undefined || object.metadata.namespace === namespace),
   );
   assert.equal(found.length, 1, `expected one ${kind} ${namespace ?? ''}/${name ?? '*'}, found ${found.length}`);
-  return found[0] as T;
+  return found[0] as Manifest;
 }
 
 function cronJobOf(release: Release): V1CronJob {
-  return find<V1CronJob>(release, 'CronJob');
+  return find(release, 'CronJob');
 }
 
 function containerOf(release: Release): V1Container {
@@ -204,7 +204,7 @@ function installedDefaults(): Promise<{ release: Release; created: Exit }> {
 
 /** The `helm test` hook: a Pod. */
 function testPodOf(release: Release): V1Pod {
-  return find<V1Pod>(release, 'Pod');
+  return find(release, 'Pod');
 }
 
 /** The ServiceAccount the release's CronJobs run as (with shards, every CronJob's: one is checked to be all's). */
@@ -223,7 +223,7 @@ function serviceAccountOf(release: Release): string {
 function configOf(container: V1Container): Omit<Config, 'origins'> {
   const invocation = parseConfig(container.args ?? [], envOf(container));
   assert.equal(invocation.kind, 'run');
-  const { origins, ...config } = (invocation as { kind: 'run'; config: Config }).config;
+  const { origins, ...config } = invocation.config;
   for (const [flag, origin] of Object.entries(origins ?? {})) assert.equal(origin, envVarName(flag as FlagName), flag);
   return config;
 }
@@ -442,7 +442,7 @@ describe('helm lint and helm template', () => {
     assert.deepEqual(container.resources, { requests: { cpu: '50m', memory: '256Mi' }, limits: { memory: '512Mi' } });
     // The token is mounted where it is used, the pod, and nowhere else by default.
     assert.equal(pod?.automountServiceAccountToken, true);
-    assert.equal(find<{ automountServiceAccountToken?: boolean }>(release, 'ServiceAccount').automountServiceAccountToken, false);
+    assert.equal((find(release, 'ServiceAccount') as { automountServiceAccountToken?: boolean }).automountServiceAccountToken, false);
   });
 
   test('OpenShift: with podSecurityContext runAsUser and runAsGroup null the pod names no uid or gid, stays non-root with RuntimeDefault seccomp, and is admitted as "restricted"', async () => {
@@ -493,21 +493,21 @@ describe('helm lint and helm template', () => {
 
   test('every namespace: one ClusterRole with exactly the rules the collector needs, delete only when live', async () => {
     const release = await render('gc', 'trgc-system');
-    const role = find<V1ClusterRole>(release, 'ClusterRole');
+    const role = find(release, 'ClusterRole') as V1ClusterRole;
     assert.deepEqual(rulesOf(role.rules), [
       ' namespaces [] get,list',
       'events.k8s.io events [] create',
       'tekton.dev pipelineresources [] get,list',
       'tekton.dev pipelineruns,taskruns [] get,list',
     ]);
-    const live = find<V1ClusterRole>(await render('gc', 'trgc-system', { dryRun: false }), 'ClusterRole');
+    const live = find(await render('gc', 'trgc-system', { dryRun: false }), 'ClusterRole') as V1ClusterRole;
     assert.deepEqual(rulesOf(live.rules), [
       ' namespaces [] get,list',
       'events.k8s.io events [] create',
       'tekton.dev pipelineresources [] get,list,delete',
       'tekton.dev pipelineruns,taskruns [] get,list',
     ]);
-    const binding = find<{ roleRef: unknown; subjects: unknown }>(release, 'ClusterRoleBinding');
+    const binding = find(release, 'ClusterRoleBinding') as Manifest & { roleRef: unknown; subjects: unknown };
     assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role.metadata?.name });
     assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: serviceAccountOf(release), namespace: 'trgc-system' }]);
   });
@@ -516,14 +516,14 @@ describe('helm lint and helm template', () => {
     const release = await render('gc', 'trgc-system', { dryRun: false, namespaces: ['team-a', 'team-b', 'team-c'], excludeNamespaces: ['team-c'] });
     assert.equal(release.objects.filter((object) => object.kind === 'Role').length, 2, 'no Role where nothing is collected');
     for (const namespace of ['team-a', 'team-b']) {
-      const role = find<V1Role>(release, 'Role', 'gc-tekton-resource-gc', namespace);
+      const role = find(release, 'Role', 'gc-tekton-resource-gc', namespace) as V1Role;
       assert.deepEqual(rulesOf(role.rules), ['events.k8s.io events [] create', 'tekton.dev pipelineresources [] get,list,delete', 'tekton.dev pipelineruns,taskruns [] get,list']);
-      const binding = find<{ roleRef: unknown; subjects: unknown }>(release, 'RoleBinding', 'gc-tekton-resource-gc', namespace);
+      const binding = find(release, 'RoleBinding', 'gc-tekton-resource-gc', namespace) as Manifest & { roleRef: unknown; subjects: unknown };
       assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'gc-tekton-resource-gc' });
       assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: serviceAccountOf(release), namespace: 'trgc-system' }]);
     }
     // The collector GETs only the namespaces it collects in (KubeCluster.readNamespaces skips excluded ones).
-    const namespaces = find<V1ClusterRole>(release, 'ClusterRole');
+    const namespaces = find(release, 'ClusterRole') as V1ClusterRole;
     assert.deepEqual(rulesOf(namespaces.rules), [' namespaces [team-a,team-b] get']);
     assert.deepEqual(configOf(containerOf(release)).namespaces, ['team-a', 'team-b', 'team-c']);
     assert.deepEqual(configOf(containerOf(release)).excludeNamespaces, ['team-c']);
@@ -531,13 +531,13 @@ describe('helm lint and helm template', () => {
 
   test('without events, neither scope may create Events', async () => {
     const everywhere = await render('gc', 'trgc-system', { events: false });
-    assert.deepEqual(rulesOf(find<V1ClusterRole>(everywhere, 'ClusterRole').rules), [
+    assert.deepEqual(rulesOf((find(everywhere, 'ClusterRole') as V1ClusterRole).rules), [
       ' namespaces [] get,list',
       'tekton.dev pipelineresources [] get,list',
       'tekton.dev pipelineruns,taskruns [] get,list',
     ]);
     const named = await render('gc', 'trgc-system', { events: false, namespaces: ['team-a'] });
-    assert.deepEqual(rulesOf(find<V1Role>(named, 'Role', 'gc-tekton-resource-gc', 'team-a').rules), [
+    assert.deepEqual(rulesOf((find(named, 'Role', 'gc-tekton-resource-gc', 'team-a') as V1Role).rules), [
       'tekton.dev pipelineresources [] get,list',
       'tekton.dev pipelineruns,taskruns [] get,list',
     ]);
@@ -636,7 +636,7 @@ describe('helm lint and helm template', () => {
     const release = await render('gc', 'trgc-system', { serviceAccount: { create: false, name: 'ci-janitor' }, rbac: { create: true } });
     assert.equal(release.objects.filter((object) => object.kind === 'ServiceAccount').length, 0);
     assert.equal(serviceAccountOf(release), 'ci-janitor');
-    assert.equal(find<{ subjects: { name: string }[] }>(release, 'ClusterRoleBinding').subjects[0]?.name, 'ci-janitor');
+    assert.equal((find(release, 'ClusterRoleBinding') as Manifest & { subjects: { name: string }[] }).subjects[0]?.name, 'ci-janitor');
     const withoutRbac = await render('gc', 'trgc-system', { rbac: { create: false } });
     assert.deepEqual(withoutRbac.objects.map((object) => object.kind).sort(), ['CronJob', 'Pod', 'ServiceAccount']);
   });
@@ -1412,7 +1412,7 @@ describe('the image, replayed from the Dockerfile without Docker', () => {
 
     // The chart runs the image as the user the image names.
     const pod = cronJobOf(await render('gc', 'trgc-system')).spec?.jobTemplate.spec?.template.spec;
-    assert.equal(image.user, `${pod?.securityContext?.runAsUser}:${pod?.securityContext?.runAsGroup}`);
+    assert.equal(image.user, `${pod?.securityContext?.runAsUser ?? 'unset'}:${pod?.securityContext?.runAsGroup ?? 'unset'}`);
 
     const entrypoint = imageEntrypoint(image);
     const version = await run(process.execPath, [...entrypoint, '--version'], { env: { PATH: '' } });

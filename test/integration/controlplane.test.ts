@@ -40,7 +40,7 @@ test('a PipelineResource and a PipelineRun are stored and read back through @kub
       spec: { type: 'git', params: [{ name: 'url', value: 'https://example.com/repo.git' }] },
     },
   });
-  const created = await api.createNamespacedCustomObject({
+  const created = (await api.createNamespacedCustomObject({
     group: GROUP,
     version: 'v1beta1',
     namespace: NAMESPACE,
@@ -52,7 +52,7 @@ test('a PipelineResource and a PipelineRun are stored and read back through @kub
       spec: { pipelineRef: { name: 'build' }, resources: [{ name: 'source', resourceRef: { name: 'repo' } }] },
       status: { conditions: [{ type: 'Succeeded', status: 'True' }] },
     },
-  });
+  })) as TektonObject;
   assert.equal(created.status, undefined, 'the status subresource drops status sent on create');
 
   const finished = { conditions: [{ type: 'Succeeded', status: 'True', reason: 'Succeeded' }], completionTime: '2026-01-02T03:04:05Z' };
@@ -65,14 +65,14 @@ test('a PipelineResource and a PipelineRun are stored and read back through @kub
     body: { ...created, status: finished },
   });
 
-  const resource = await api.getNamespacedCustomObject({ group: GROUP, version: 'v1alpha1', namespace: NAMESPACE, plural: 'pipelineresources', name: 'repo' });
+  const resource = (await api.getNamespacedCustomObject({ group: GROUP, version: 'v1alpha1', namespace: NAMESPACE, plural: 'pipelineresources', name: 'repo' })) as TektonObject;
   assert.deepEqual(resource.spec, { type: 'git', params: [{ name: 'url', value: 'https://example.com/repo.git' }] });
-  const run = await api.getNamespacedCustomObject({ group: GROUP, version: 'v1beta1', namespace: NAMESPACE, plural: 'pipelineruns', name: 'build-1' });
-  assert.deepEqual(run.spec.resources, [{ name: 'source', resourceRef: { name: 'repo' } }]);
+  const run = (await api.getNamespacedCustomObject({ group: GROUP, version: 'v1beta1', namespace: NAMESPACE, plural: 'pipelineruns', name: 'build-1' })) as TektonObject;
+  assert.deepEqual(run.spec?.['resources'], [{ name: 'source', resourceRef: { name: 'repo' } }]);
   assert.deepEqual(run.status, finished);
 
   // Conversion `None`: the v1 view is the same object under another apiVersion.
-  const runAsV1 = await api.getNamespacedCustomObject({ group: GROUP, version: 'v1', namespace: NAMESPACE, plural: 'pipelineruns', name: 'build-1' });
+  const runAsV1 = (await api.getNamespacedCustomObject({ group: GROUP, version: 'v1', namespace: NAMESPACE, plural: 'pipelineruns', name: 'build-1' })) as TektonObject;
   assert.equal(runAsV1.apiVersion, 'tekton.dev/v1');
   assert.deepEqual(runAsV1.spec, run.spec);
 });
@@ -151,7 +151,7 @@ test('the watchdog stops the servers when the process that started them is kille
     // The watchdog gives each server STOP_DEADLINE_MS after SIGTERM, one after the other.
     const watchdogDeadline = 2 * STOP_DEADLINE_MS + 10_000;
     assert.deepEqual(await eventually(() => processesMentioning(dir), [], watchdogDeadline), []);
-    assert.equal(await eventually(async () => existsSync(dir), false, watchdogDeadline), false);
+    assert.equal(await eventually(() => Promise.resolve(existsSync(dir)), false, watchdogDeadline), false);
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -229,6 +229,13 @@ async function processesMentioning(dir: string): Promise<string[]> {
 }
 
 /** Calls `probe` until it returns `expected` or `ms` pass; returns the last value for the assertion. */
+/** What these tests read of a Tekton object; client-node types a custom object as any. */
+interface TektonObject {
+  apiVersion?: string;
+  spec?: Record<string, unknown>;
+  status?: unknown;
+}
+
 async function eventually<T>(probe: () => Promise<T>, expected: T, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
   let value = await probe();
@@ -257,7 +264,7 @@ function readyDir(child: ChildProcess): Promise<string> {
       const dir = /logs in (\S+);/.exec(stdout)?.[1];
       if (dir !== undefined) resolve(dir);
     });
-    child.once('exit', (code) => reject(new Error(`the CLI exited (${code}) before it was ready; stdout: ${stdout}`)));
+    child.once('exit', (code) => reject(new Error(`the CLI exited (${code ?? 'on a signal'}) before it was ready; stdout: ${stdout}`)));
   });
 }
 

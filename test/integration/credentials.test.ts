@@ -87,7 +87,7 @@ describe('credentials against the real API server', () => {
 
   test('a CA that did not sign the server certificate: the pass fails on the first request, without retrying it, and says why', async () => {
     // The serving certificate alone, without the CA that signed it, does not anchor the chain.
-    const leafOnly = `${servingChain.split('-----END CERTIFICATE-----')[0]}-----END CERTIFICATE-----\n`;
+    const leafOnly = `${servingChain.split('-----END CERTIFICATE-----')[0] ?? ''}-----END CERTIFICATE-----\n`;
     const file = await kubeconfigFile('wrong-ca', { 'certificate-authority-data': Buffer.from(leafOnly).toString('base64') }, { token: controlPlane.adminToken });
     const result = await dryRun(file);
     assert.equal(result.code, 1, result.stderr);

@@ -112,7 +112,7 @@ describe('delete phase on a real API server', () => {
     proxy.reset([{ name: 'reset after forward', match: deleteOf('cand-00'), when: { first: 1 }, fault: { kind: 'reset-after-forward' } }]);
     const pass = await passInProcess(proxy.kubeConfig(), args(namespace));
     const item = pass.outcome.report.items.find((entry) => entry.name === 'cand-00');
-    assert.ok(item?.result === 'deleted' || item?.result === 'gone', `result ${item?.result}`);
+    assert.ok(item?.result === 'deleted' || item?.result === 'gone', `result ${item?.result ?? 'none (no item)'}`);
     assert.deepEqual(await seed.remainingTargets(namespace), []);
     assert.equal(pass.outcome.exitCode, 0);
     assert.equal(names.length, 3);

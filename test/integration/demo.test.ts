@@ -66,7 +66,7 @@ test('npm run demo: the dry run deletes nothing, the live pass deletes the garba
       .split('\n')
       .map((line) => line.trim().split(/\s+/))
       .filter((cells) => cells[0] === 'shop-ci' || cells[0] === 'legacy-app')
-      .map((cells) => `${cells[0]}/${cells[1]}`);
+      .map((cells) => `${cells[0] ?? ''}/${cells[1] ?? ''}`);
     assert.deepEqual(left, KEPT.map((kept) => kept.split(' ')[0]));
     assert.match(stdout, /The 7 PipelineRuns are all still there/);
     assert.match(stdout, /As expected\./);

@@ -258,11 +258,12 @@ describe(`fuzzed objects through the API server (seed ${FUZZ_SEED})`, () => {
 
   test('the server accepted most cases, so the fuzz is not vacuous', () => {
     const rejected = [...runCases, ...retentionCases].filter((fuzzCase) => fuzzCase.rejected !== undefined);
-    assert.ok(rejected.length <= (RUN_CASES + RETENTION_CASES) / 5, rejected.map((fuzzCase) => `${fuzzCase.namespace}: ${fuzzCase.rejected}`).join('\n'));
+    assert.ok(rejected.length <= (RUN_CASES + RETENTION_CASES) / 5, rejected.map((fuzzCase) => `${fuzzCase.namespace}: ${fuzzCase.rejected ?? ''}`).join('\n'));
   });
 
   test('a target a damaged run names is never deleted, and what could not be read is said', async () => {
-    const remaining = new Set((await seed.custom.listClusterCustomObject({ group: GROUP, version: 'v1alpha1', plural: 'pipelineresources' })).items.map((item: KubeObject) => `${item.metadata.namespace}/${item.metadata.name}`));
+    const listed = (await seed.custom.listClusterCustomObject({ group: GROUP, version: 'v1alpha1', plural: 'pipelineresources' })) as { items: KubeObject[] };
+    const remaining = new Set(listed.items.map((item: KubeObject) => `${item.metadata.namespace}/${item.metadata.name}`));
     for (const fuzzCase of runCases.filter((candidate) => candidate.rejected === undefined)) {
       const { namespace, point, value } = fuzzCase;
       const detail = `${namespace}: ${point.kind} ${point.field} = ${JSON.stringify(value)?.slice(0, 200)}`;

@@ -115,7 +115,10 @@ describe('an interrupted pass', () => {
     const controller = new AbortController();
     const { outcome, stats } = await passInProcess(controlPlane.kubeConfig(), ['--namespace', ns, '--min-age', '0s'], {
       signal: controller.signal,
-      afterListing: async () => controller.abort(),
+      afterListing: () => {
+        controller.abort();
+        return Promise.resolve();
+      },
     });
     assert.equal(outcome.exitCode, 3);
     assert.deepEqual(outcome.report.summary.results, { aborted: CANDIDATES, kept: 1 });
@@ -132,7 +135,10 @@ describe('an interrupted pass', () => {
     const controller = new AbortController();
     const { outcome, stats } = await passInProcess(controlPlane.kubeConfig(), ['--namespace', ns, '--min-age', '0s'], {
       signal: controller.signal,
-      afterRunsListed: async () => controller.abort(),
+      afterRunsListed: () => {
+        controller.abort();
+        return Promise.resolve();
+      },
     });
     assert.equal(outcome.exitCode, 1);
     assert.deepEqual(outcome.report.items, []);

@@ -396,7 +396,7 @@ function kubectlNames(exit: Exit): string[] {
 
 function describeRun(outcome: Outcome): string {
   const { kubectl, collector } = outcome;
-  return `kubectl exit ${kubectl.code}: ${kubectl.stdout}${kubectl.stderr}\ncollector exit ${collector.code}: ${collector.stdout}${collector.stderr}`;
+  return `kubectl exit ${kubectl.code ?? 'on a signal'}: ${kubectl.stdout}${kubectl.stderr}\ncollector exit ${collector.code ?? 'on a signal'}: ${collector.stdout}${collector.stderr}`;
 }
 
 /**

@@ -403,8 +403,9 @@ describe('--schedule', () => {
       { text: '* * * * *', fields: '* * * * *', timeZone: 'Europe/Berlin' },
       {
         now: () => new Date(nowMs),
-        sleep: async (ms) => {
+        sleep: (ms) => {
           nowMs += ms;
+          return Promise.resolve();
         },
         signal: controller.signal,
         log,

@@ -131,7 +131,7 @@ describe('shards: --namespace-selector', () => {
   });
 
   test('with --namespace the shard is the named namespaces it matches; --exclude-namespace wins; a selector matching none reads no Tekton object', async () => {
-    const named = await pass(['--dry-run', '--namespace-selector', A, '--namespace', `${SHARD_A[0]},${SHARD_B[0]}`]);
+    const named = await pass(['--dry-run', '--namespace-selector', A, '--namespace', [SHARD_A[0], SHARD_B[0]].join(',')]);
     assert.deepEqual([...named.read], [SHARD_A[0]]);
     assert.deepEqual([...new Set(named.report.items.map((item) => item.namespace))], [SHARD_A[0]]);
 

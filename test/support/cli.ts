@@ -57,9 +57,9 @@ export function reportOf(result: CliResult): Report {
   try {
     report = JSON.parse(result.stdout);
   } catch {
-    throw new Error(`not a JSON report (exit ${result.code}):\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+    throw new Error(`not a JSON report (exit ${result.code ?? 'on a signal'}):\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
   }
-  assertValidReport(report, `the JSON report (exit ${result.code})`);
+  assertValidReport(report, `the JSON report (exit ${result.code ?? 'on a signal'})`);
   return report as Report;
 }
 

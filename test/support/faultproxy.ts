@@ -173,7 +173,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       method: req.method ?? 'GET',
       path: url.pathname,
       query: url.searchParams,
-      accept: String(req.headers.accept ?? ''),
+      accept: req.headers.accept ?? '',
       at: Date.now() - started,
     };
     requests.push(seen);
@@ -215,8 +215,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     }
     if (res.socket === null || res.socket.destroyed) return;
     seen.status = answer.status;
-    const headers = { ...answer.headers };
-    for (const hop of ['transfer-encoding', 'connection', 'keep-alive', 'content-length']) delete headers[hop];
+    const headers = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
     if (fault?.kind === 'truncate') {
       const half = answer.body.subarray(0, Math.floor(answer.body.length / 2));
       const length = fault.how === 'short-body' ? answer.body.length : half.length;
@@ -296,6 +295,9 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
     req.on('error', reject);
   });
 }
+
+/** Headers of one connection, not of the answer: the proxy's own connection sets them. */
+const HOP_BY_HOP = new Set(['transfer-encoding', 'connection', 'keep-alive', 'content-length']);
 
 interface Answer {
   status: number;

@@ -61,7 +61,7 @@ export function capturingLogger(): { log: SweepDeps['log']; lines: LogLine[] } {
       if (typeof fields === 'string') lines.push({ level, fields: {}, message: fields });
       else lines.push({ level, fields: (fields ?? {}) as Record<string, unknown>, message: message ?? '' });
     };
-  return { log: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } as SweepDeps['log'], lines };
+  return { log: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, lines };
 }
 
 /** The connection the CLI would make from `kubeConfig` written to a file and passed as --kubeconfig. */

@@ -603,7 +603,7 @@ describe('parseConfig: explain KIND/NAMESPACE/NAME', () => {
   const targetOf = (operand: string): unknown => {
     const invocation = parseConfig(['explain', operand], {});
     assert.equal(invocation.kind, 'explain');
-    return (invocation as Extract<typeof invocation, { kind: 'explain' }>).target;
+    return invocation.target;
   };
 
   const valid: [string, unknown][] = [

@@ -124,7 +124,7 @@ describe('explain', () => {
     for (const { argv, env, lines } of rows) {
       const invocation = parseConfig(['explain', 'ci/t', ...argv], env);
       assert.equal(invocation.kind, 'explain');
-      const { config } = invocation as Extract<typeof invocation, { kind: 'explain' }>;
+      const { config } = invocation;
       const origins = { 'min-age': settingOrigin(config, 'min-age'), 'retain-for': settingOrigin(config, 'retain-for') };
       const policy = { labelPrefix: config.labelPrefix, minAgeMs: config.minAgeMs, ...(config.retainFor !== undefined && { retainFor: config.retainFor }) };
       const text = renderExplanationText(explain({ target: t, runs, namespace: undefined, scope: inScope, origins }, policy, NOW));
@@ -184,7 +184,7 @@ describe('parseConfig: explain', () => {
   const explainOf = (argv: string[], env: Record<string, string> = {}) => {
     const invocation = parseConfig(argv, env);
     assert.equal(invocation.kind, 'explain');
-    return invocation as Extract<typeof invocation, { kind: 'explain' }>;
+    return invocation;
   };
   const errorOf = (argv: string[], env: Record<string, string> = {}): string => {
     try {

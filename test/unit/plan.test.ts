@@ -30,6 +30,13 @@ const VIEW: ClusterView = {
 const PLAN = buildPlan({ decisions: decide(VIEW, planPolicy(SETTINGS), NOW), settings: SETTINGS, cluster: { server: SERVER }, createdAt: NOW });
 const FILE = 'plan.json';
 
+/** The first element, which the test's data always has. */
+function firstOf<T>(items: readonly T[]): T {
+  const [first] = items;
+  assert.ok(first !== undefined, 'expected at least one element');
+  return first;
+}
+
 describe('buildPlan', () => {
   it('lists the delete decisions with their identity and reason, sorted, and no keep', () => {
     assert.deepEqual(
@@ -74,7 +81,7 @@ describe('parsePlan', () => {
 
   it('refuses a plan edited after it was written: an entry added, a uid changed, a setting loosened', () => {
     const edits: Array<[string, (plan: Plan) => Plan]> = [
-      ['an entry added', (plan) => ({ ...plan, entries: [...plan.entries, { ...plan.entries[0]!, name: 'busy', uid: 'uid-busy' }] })],
+      ['an entry added', (plan) => ({ ...plan, entries: [...plan.entries, { ...firstOf(plan.entries), name: 'busy', uid: 'uid-busy' }] })],
       ['a uid changed', (plan) => ({ ...plan, entries: plan.entries.map((entry) => ({ ...entry, uid: 'other' })) })],
       ['minAge lowered', (plan) => ({ ...plan, settings: { ...plan.settings, minAgeMs: 0 } })],
       ['the server changed', (plan) => ({ ...plan, cluster: { server: 'https://elsewhere:6443' } })],
@@ -177,7 +184,7 @@ describe('restrictToPlan', () => {
   it('a planned target not listed: gone when it is not there, changed when it no longer matches the selector', () => {
     const planned = restrictToPlan(PLAN, decide({ targets: [target('done')], runs: [run('old', ['done'])], namespaces: new Map() }, policy, NOW));
     assert.deepEqual(planned.unlisted.map((entry) => entry.name), ['orphan']);
-    const entry = planned.unlisted[0]!;
+    const entry = firstOf(planned.unlisted);
     assert.equal(unlistedDecision(entry, null).result, 'gone');
     assert.equal(unlistedDecision(entry, target('orphan', { uid: 'someone-else' })).result, 'gone');
     const relabelled = unlistedDecision(entry, target('orphan'));

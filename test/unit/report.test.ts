@@ -373,7 +373,9 @@ describe('renderTextChunks', () => {
   it('writes the same table in pieces, columns measured over every row, whole lines per piece', () => {
     // The longest name is in the last row: the first piece must already be padded for it.
     const items = [...MANY.items];
-    items[items.length - 1] = { ...items[items.length - 1]!, name: 'x'.repeat(80) };
+    const last = items.at(-1);
+    assert.ok(last !== undefined);
+    items[items.length - 1] = { ...last, name: 'x'.repeat(80) };
     const report: Report = { ...MANY, items };
     const pieces = [...renderTextChunks(report)];
     assert.ok(pieces.length > 5, `${items.length} items in ${pieces.length} pieces`);

@@ -41,9 +41,9 @@ function assertNoPartial(dir: string): void {
 function refusingRename(code: string): ReportFileSystem & { calls: number } {
   const fs = {
     calls: 0,
-    rename: async (from: string, to: string): Promise<void> => {
+    rename: (from: string, to: string): Promise<void> => {
       fs.calls++;
-      throw Object.assign(new Error(`${code}: rename '${from}' -> '${to}'`), { code });
+      return Promise.reject(Object.assign(new Error(`${code}: rename '${from}' -> '${to}'`), { code }));
     },
   };
   return fs;

@@ -234,7 +234,7 @@ function capturingLog(): { log: Logger; lines: LogLine[] } {
     (level: LogLine['level']) =>
     (fields: unknown, message?: string): void =>
       void lines.push({ level, fields: fields as Record<string, unknown>, message: message ?? '' });
-  return { log: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } as unknown as Logger, lines };
+  return { log: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, lines };
 }
 
 /** A clock that moves only when the loop sleeps or a pass says so. */
@@ -243,9 +243,10 @@ function fakeClock(startIso: string) {
   const sleeps: number[] = [];
   return {
     now: (): Date => new Date(nowMs),
-    sleep: async (waitMs: number): Promise<void> => {
+    sleep: (waitMs: number): Promise<void> => {
       sleeps.push(waitMs);
       nowMs += waitMs;
+      return Promise.resolve();
     },
     set: (iso: string) => (nowMs = Date.parse(iso)),
     advance: (byMs: number) => (nowMs += byMs),
@@ -270,12 +271,12 @@ describe('runOnSchedule, on an injected clock and sleep', () => {
       sleep: clock.sleep,
       signal: controller.signal,
       log,
-      pass: async () => {
+      pass: () => {
         passesAt.push(clock.now().toISOString());
         // The second pass takes 3.5 minutes: the ticks at 12:03, 12:04 and 12:05 get no pass.
         if (passesAt.length === 2) clock.advance(210_000);
         if (passesAt.length === 3) controller.abort();
-        return 3;
+        return Promise.resolve(3);
       },
     };
     const status = await runOnSchedule(schedule('* * * * *'), deps);
@@ -309,11 +310,11 @@ describe('runOnSchedule, on an injected clock and sleep', () => {
       sleep: clock.sleep,
       signal: controller.signal,
       log,
-      pass: async () => {
+      pass: () => {
         passes++;
         if (passes === 1) clock.advance(11 * 60_000);
         else controller.abort();
-        return 0;
+        return Promise.resolve(0);
       },
     });
     assert.ok(lines.some((line) => line.message === 'skipped the tick at 2026-11-29T12:20:00+00:00 (Etc/UTC): the last pass ended after it; passes never overlap'));
@@ -329,12 +330,12 @@ describe('runOnSchedule, on an injected clock and sleep', () => {
       sleep: clock.sleep,
       signal: controller.signal,
       log,
-      pass: async () => {
+      pass: () => {
         passesAt.push(clock.now().toISOString());
         // During the first pass, the clock is set back 40 minutes.
         if (passesAt.length === 1) clock.set('2026-11-29T11:20:00Z');
         else controller.abort();
-        return 0;
+        return Promise.resolve(0);
       },
     });
     assert.equal(status, 0);
@@ -357,10 +358,10 @@ describe('runOnSchedule, on an injected clock and sleep', () => {
       sleep: clock.sleep,
       signal: controller.signal,
       log: capturingLog().log,
-      pass: async () => {
+      pass: () => {
         passesAt.push(clock.now().toISOString());
         if (passesAt.length === 3) controller.abort();
-        return 0;
+        return Promise.resolve(0);
       },
     });
     assert.deepEqual(passesAt, ['2026-10-25T00:30:00.000Z', '2026-10-25T01:30:00.000Z', '2026-10-26T01:30:00.000Z']);
@@ -380,9 +381,9 @@ describe('runOnSchedule, on an injected clock and sleep', () => {
       },
       signal: controller.signal,
       log,
-      pass: async () => {
+      pass: () => {
         passes++;
-        return 1;
+        return Promise.resolve(1);
       },
     });
     // SIGTERM, once the loop is waiting.
@@ -408,9 +409,9 @@ describe('runOnSchedule, on an injected clock and sleep', () => {
       },
       signal: controller.signal,
       log: capturingLog().log,
-      pass: async () => {
+      pass: () => {
         passes++;
-        return 0;
+        return Promise.resolve(0);
       },
     });
     assert.equal(status, 0, 'stopped while waiting');
