@@ -6,10 +6,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { Decision } from '../../src/core/types.js';
-import { PUSH_PLANS, passKind, passMetrics, pushUrl, type PassFacts } from '../../src/metrics.js';
-import { PUSH_JOB, SAMPLE_LABELS, groupingPath, type GroupingLabel } from '../../src/pushgateway.js';
+import { LEFTOVER_REASONS, REASONS, type Decision } from '../../src/core/types.js';
+import { DELETION_RESULTS, PUSH_PLANS, passKind, passMetrics, pushUrl, type PassFacts } from '../../src/metrics.js';
+import { KIND_LABEL, PUSH_JOB, SAMPLE_LABELS, groupingPath, parseGroupingLabel, type GroupingLabel } from '../../src/pushgateway.js';
 import { buildReport } from '../../src/report/build.js';
+import type { Report } from '../../src/report/model.js';
+import { LEFTOVERS_LIVE } from '../fixtures/unit/leftoverreport.js';
 import { target } from '../fixtures/unit/records.js';
 
 /**
@@ -130,5 +132,75 @@ describe('what a pass pushes, by its exit status', () => {
     const text = await passMetrics(facts(0)).metrics();
     const names = new Set([...text.matchAll(/[{,]([a-zA-Z_]+)="/g)].map((match) => match[1]));
     assert.deepEqual([...names].sort(), [...SAMPLE_LABELS].sort());
+  });
+});
+
+describe('metrics of a pass with leftover collectors', () => {
+  const live = buildReport(LEFTOVERS_LIVE);
+  const factsOf = (report: Report, exitCode = 0): PassFacts => ({ report, exitCode, dryRun: report.dryRun, startedAt: new Date(report.startedAt), finishedAt: new Date(report.finishedAt) });
+  async function samples(pass: PassFacts): Promise<Map<string, number>> {
+    const text = await passMetrics(pass).metrics();
+    return new Map(text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => [line.slice(0, line.lastIndexOf(' ')), Number(line.slice(line.lastIndexOf(' ') + 1))]));
+  }
+
+  it('count targets, decisions and deletions by kind, and push the bytes of claims', async () => {
+    const pushed = await samples(factsOf(live));
+    assert.equal(pushed.get('tekton_resource_gc_targets{kind="PersistentVolumeClaim"}'), 4);
+    assert.equal(pushed.get('tekton_resource_gc_targets{kind="StatefulSet"}'), 1);
+    assert.equal(pushed.has('tekton_resource_gc_targets'), false, 'no series without a kind beside those with one');
+    assert.equal(pushed.get('tekton_resource_gc_runs'), 5);
+    assert.equal(pushed.get('tekton_resource_gc_decisions{kind="PersistentVolumeClaim",action="delete",reason="owner-gone"}'), 1);
+    assert.equal(pushed.get('tekton_resource_gc_decisions{kind="PersistentVolumeClaim",action="keep",reason="in-use-by-statefulset"}'), 1);
+    assert.equal(pushed.get('tekton_resource_gc_decisions{kind="PipelineResource",action="delete",reason="unreferenced"}'), 1);
+    assert.equal(pushed.get('tekton_resource_gc_deletions{kind="PersistentVolumeClaim",result="terminating"}'), 1);
+    assert.equal(pushed.get('tekton_resource_gc_deletions{kind="PersistentVolumeClaim",result="deleted"}'), 1);
+    assert.equal(pushed.get('tekton_resource_gc_deletions{kind="Secret",result="deleted"}'), 1);
+    assert.equal(pushed.get('tekton_resource_gc_candidate_bytes'), live.summary.bytes?.candidates);
+    assert.equal(pushed.get('tekton_resource_gc_released_bytes'), 50 * 1024 ** 3);
+    assert.equal(pushed.get('tekton_resource_gc_pending_bytes'), 1500 * 1024 ** 2);
+  });
+
+  it("push every reason of each kind's own table and every deletion result, zeros included", async () => {
+    const keys = [...(await samples(factsOf(live))).keys()];
+    const of = (metric: string, kind: string): number => keys.filter((key) => key.startsWith(`tekton_resource_gc_${metric}{kind="${kind}",`)).length;
+    assert.equal(of('decisions', 'PipelineResource'), REASONS.length);
+    for (const kind of ['PersistentVolumeClaim', 'Secret', 'StatefulSet']) assert.equal(of('decisions', kind), LEFTOVER_REASONS.length, kind);
+    for (const kind of ['PersistentVolumeClaim', 'PipelineResource', 'Secret', 'StatefulSet']) assert.equal(of('deletions', kind), DELETION_RESULTS.length, kind);
+  });
+
+  it('sums across kinds to the totals a pass of one kind pushed', async () => {
+    const pushed = [...(await samples(factsOf(live)))];
+    const sum = (prefix: string): number => pushed.filter(([key]) => key.startsWith(prefix)).reduce((total, [, value]) => total + value, 0);
+    assert.equal(sum('tekton_resource_gc_targets{'), live.summary.targets);
+    assert.equal(sum('tekton_resource_gc_decisions{'), live.summary.targets);
+    assert.equal(sum('tekton_resource_gc_deletions{'), live.summary.delete);
+  });
+
+  it('push no bytes without workspace-pvcs, and no counts at all when the pass could not run', async () => {
+    const noClaims = buildReport({ ...LEFTOVERS_LIVE, scope: { ...LEFTOVERS_LIVE.scope, collect: ['pac-secrets'] } });
+    const names = [...(await samples(factsOf(noClaims))).keys()];
+    assert.ok(names.every((name) => !name.endsWith('_bytes')), names.join(' '));
+    assert.ok(names.includes('tekton_resource_gc_targets{kind="Secret"}'));
+    const failed = [...(await samples(factsOf(live, 1))).keys()].sort();
+    assert.deepEqual(failed, ['tekton_resource_gc_errors', 'tekton_resource_gc_exit_code', 'tekton_resource_gc_last_pass_timestamp_seconds', 'tekton_resource_gc_pass_duration_seconds']);
+  });
+
+  it('leave a pass of PipelineResources alone with the series it had before leftovers, and deletions{result="terminating"} 0', async () => {
+    const keys = [...(await samples(facts(0))).keys()];
+    assert.ok(keys.every((key) => !key.includes('kind=')), keys.join(' '));
+    assert.equal(keys.filter((key) => key.startsWith('tekton_resource_gc_decisions{')).length, 10);
+    assert.deepEqual(
+      keys.filter((key) => key.startsWith('tekton_resource_gc_deletions{')),
+      ['would-delete', 'deleted', 'terminating', 'gone', 'changed', 'failed', 'aborted'].map((result) => `tekton_resource_gc_deletions{result="${result}"}`),
+    );
+    assert.equal((await samples(facts(0))).get('tekton_resource_gc_deletions{result="terminating"}'), 0);
+    assert.ok(keys.every((key) => !key.endsWith('_bytes')));
+  });
+
+  it('carry no label a grouping may set: kind is refused as a grouping label too', async () => {
+    const text = await passMetrics(factsOf(live)).metrics();
+    const names = new Set([...text.matchAll(/[{,]([a-zA-Z_]+)="/g)].map((match) => match[1]));
+    assert.deepEqual([...names].sort(), [...SAMPLE_LABELS, KIND_LABEL].sort());
+    for (const name of names) assert.equal(parseGroupingLabel(`${name ?? ''}=x`).ok, false, name);
   });
 });
