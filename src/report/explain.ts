@@ -96,7 +96,7 @@ function describeSize(target: TargetRecord): string {
 function leftoverFields(explanation: Explanation): string[] {
   const { target, decision } = explanation;
   if (!isLeftover(target)) return [];
-  const holders = (decision.heldBy ?? []).map((holder) => `${holder.kind}/${holder.name}${holder.kind === 'Pod' ? ` (${holder.phase ?? 'no phase'})` : ''}`);
+  const holders = (decision.heldBy ?? []).map((holder) => `${holder.kind}/${holder.name}${holder.kind === 'Pod' ? ` (${holder.phase ?? 'no phase yet'})` : ''}`);
   return [
     ...field('kind', [`${target.kind} (collector ${collectorOf(target.kind).name})`]),
     ...(target.kind === SIZED_KIND ? field('size', [describeSize(target)]) : []),

@@ -152,7 +152,7 @@ export function describeReferences(references: readonly ReportReference[]): stri
 }
 
 /**
- * e.g. `Pod/build-1-pod (Running), StatefulSet/affinity-assistant-3c1d2e`; `(no phase)` for
+ * e.g. `Pod/build-1-pod (Running), StatefulSet/affinity-assistant-3c1d2e`; `(no phase yet)` for
  * a Pod without one; `-` for none. Capped like describeReferences, names escaped (anyone
  * who may create a Pod names it).
  */
@@ -161,7 +161,7 @@ export function describeHolders(holders: readonly ReportHolder[]): string {
     holders.slice(0, REFERENCES_SHOWN).map((holder) => ({
       head: `${holder.kind}/`,
       name: escapeControls(holder.name),
-      tail: holder.kind === 'Pod' ? ` (${holder.phase === undefined ? 'no phase' : shortened(escapeControls(holder.phase), PHASE_MAX_CHARS)})` : '',
+      tail: holder.kind === 'Pod' ? ` (${holder.phase === undefined ? 'no phase yet' : shortened(escapeControls(holder.phase), PHASE_MAX_CHARS)})` : '',
     })),
     holders.length,
   );

@@ -261,7 +261,7 @@ describe('describeHolders', () => {
         { kind: 'StatefulSet', name: 'affinity-assistant-1' },
         { kind: 'Pod', name: 'd', phase: 'Pending' },
       ]),
-      'Pod/a (Running), Pod/b (no phase), StatefulSet/affinity-assistant-1, +1 more',
+      'Pod/a (Running), Pod/b (no phase yet), StatefulSet/affinity-assistant-1, +1 more',
     );
   });
 
