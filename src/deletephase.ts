@@ -3,7 +3,7 @@
  * each on a view of the runs no older than RECHECK_INTERVAL_MS, and a refused delete tried
  * again only on such a view.
  */
-import { COLLECTORS, COLLECTOR_NAMES, collectorOf } from './core/collectors.js';
+import { COLLECTOR_NAMES, collectorOf } from './core/collectors.js';
 import type { ClusterView, Decision, Holder, PodRecord, Policy, RunRecord, StatefulSetRecord, TargetRecord } from './core/types.js';
 import { decideBounded, logReadProblems } from './decisions.js';
 import type { Remaining } from './kube/api.js';

@@ -94,7 +94,7 @@ async function pass(
   const logs: string[] = [];
   const log = { debug: () => undefined, info: (_f: unknown, m?: string) => logs.push(m ?? ''), warn: () => undefined, error: () => undefined };
   const outcome = await deleteCandidates(
-    { cluster: cluster.api, now: () => NOW, log: log as unknown as DeletePhaseDeps['log'], signal: new AbortController().signal, sleep: () => Promise.resolve() },
+    { cluster: cluster.api, now: () => NOW, log, signal: new AbortController().signal, sleep: () => Promise.resolve() },
     APIS,
     { policy: POLICY_NOW, scope: SCOPE, view: { view, readAt: NOW.getTime(), readMs: 1 }, decisions, limits: { qps: 1000, concurrency: 4, maxAttempts: 1 }, pvcFinalizer },
   );
