@@ -2,6 +2,7 @@ import { breachText, capBreaches } from './caps.js';
 import { DEFAULT_COLLECTORS, collectorOf, type Collector } from './core/collectors.js';
 import { RUN_KINDS, RUN_KIND_NAMES } from './core/kinds.js';
 import { formatRetentionDuration } from './core/retention.js';
+import { isExcluded } from './core/scope.js';
 import type { ClusterView, Decision, Policy, TargetRecord } from './core/types.js';
 import type { Config } from './config.js';
 import { decideBounded, logReadProblems, logWarnings } from './decisions.js';
@@ -275,8 +276,7 @@ function namespacesWhere(targets: readonly TargetRecord[], reads: (collector: Co
 
 /** Exclusions win even when a named namespace is also excluded. */
 function inScope(targets: readonly TargetRecord[], scope: Scope): TargetRecord[] {
-  const excluded = new Set(scope.excludeNamespaces);
-  return targets.filter((target) => !excluded.has(target.namespace));
+  return targets.filter((target) => !isExcluded(scope, target.namespace));
 }
 
 /**

@@ -7,6 +7,7 @@ import { collectableAt, type Collectable } from './collectable.js';
 import { collectorOf } from './collectors.js';
 import { decideWithFacts, type DecisionFacts, type RuleEnd } from './decide.js';
 import { formatDuration, formatRetentionDuration } from './retention.js';
+import { isExcluded } from './scope.js';
 import type { Decision, NamespaceRecord, PodRecord, Policy, RunRecord, StatefulSetRecord, TargetRecord } from './types.js';
 
 /** One setting that keeps targets for a while, as it applies to this one. */
@@ -126,7 +127,7 @@ export function scopeVerdict(
   namespace: string,
   selectorMatches: boolean,
 ): ScopeVerdict {
-  if (scope.excludeNamespaces.includes(namespace)) return { inScope: false, why: `namespace ${namespace} is excluded (--exclude-namespace)` };
+  if (isExcluded(scope, namespace)) return { inScope: false, why: `namespace ${namespace} is excluded (--exclude-namespace)` };
   if (scope.namespaces.length > 0 && !scope.namespaces.includes(namespace)) {
     return { inScope: false, why: `namespace ${namespace} is not among the namespaces collected in (--namespace ${scope.namespaces.join(',')})` };
   }

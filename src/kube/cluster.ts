@@ -2,6 +2,7 @@ import { COLLECTORS, COLLECTOR_NAMES, DEFAULT_COLLECTORS, collectorOf, type Coll
 import { toPodRecord, toStatefulSetRecord } from '../core/holders.js';
 import { RUN_KINDS, RUN_KIND_NAMES, TARGET_KIND, preferredRunVersion } from '../core/kinds.js';
 import { toNamespaceRecord, toRunRecord } from '../core/runs.js';
+import { isExcluded } from '../core/scope.js';
 import type { NamespaceRecord, PodRecord, RunKindName, RunRecord, StatefulSetRecord, TargetRecord } from '../core/types.js';
 import {
   deleteIfUnchanged,
@@ -271,10 +272,9 @@ export class KubeCluster {
   async selectNamespaces(scope: Scope): Promise<string[]> {
     const list = await listAll(this.http, NAMESPACES, { namespace: '', labelSelector: scope.namespaceSelector ?? '', pageSize: this.pageSize }, identityOf);
     const named = new Set(scope.namespaces);
-    const excluded = new Set(scope.excludeNamespaces);
     return list.records
       .map((namespace) => namespace.name)
-      .filter((name) => (named.size === 0 || named.has(name)) && !excluded.has(name))
+      .filter((name) => (named.size === 0 || named.has(name)) && !isExcluded(scope, name))
       .sort();
   }
 
@@ -287,7 +287,7 @@ export class KubeCluster {
     } else {
       // Excluded namespaces are never looked at, so their labels are not needed (nor readable
       // under the chart's least-privilege RBAC).
-      for (const name of scope.namespaces.filter((namespace) => !scope.excludeNamespaces.includes(namespace))) {
+      for (const name of scope.namespaces.filter((namespace) => !isExcluded(scope, namespace))) {
         const namespace = await getObject(this.http, NAMESPACES, '', name);
         if (namespace !== null) {
           records.push(toNamespaceRecord(namespace));
@@ -503,7 +503,7 @@ export class KubeCluster {
   /** How many namespaces a list across the cluster less the excluded ones covers; counted once per KubeCluster. */
   private namespacesAcrossCluster(scope: Scope): Promise<number> {
     this.clusterNamespaceCount ??= listAll(this.http, NAMESPACES, { namespace: '', pageSize: this.pageSize }, identityOf).then(
-      (list) => list.records.filter((namespace) => !scope.excludeNamespaces.includes(namespace.name)).length,
+      (list) => list.records.filter((namespace) => !isExcluded(scope, namespace.name)).length,
     );
     return this.clusterNamespaceCount;
   }
@@ -512,7 +512,7 @@ export class KubeCluster {
   private async inScope<T>(scope: Scope, list: (namespace: string, fieldSelector: string) => Promise<T>): Promise<T[]> {
     if (scope.namespaces.length > 0) {
       const results: T[] = [];
-      for (const namespace of scope.namespaces.filter((name) => !scope.excludeNamespaces.includes(name))) {
+      for (const namespace of scope.namespaces.filter((name) => !isExcluded(scope, name))) {
         results.push(await list(namespace, ''));
       }
       return results;
