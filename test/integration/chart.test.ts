@@ -15,19 +15,24 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import {
   ApiException,
+  AppsV1Api,
   AuthorizationV1Api,
   CoreV1Api,
   CustomObjectsApi,
   loadAllYaml,
+  PatchStrategy,
+  setHeaderOptions,
   type V1ClusterRole,
   type V1Container,
   type V1CronJob,
+  type V1OwnerReference,
+  type V1PersistentVolumeClaim,
   type V1Pod,
   type V1PolicyRule,
   type V1Role,
 } from '@kubernetes/client-node';
 import { ensureBinaries } from '../../harness/build.js';
-import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
+import { startControlPlane, type ControlPlane, type Manifest as ObjectManifest } from '../../harness/controlplane.js';
 import { FLAG_NAMES, envVarName, parseConfig, type Config, type FlagName } from '../../src/config.js';
 import { parseDurationMs } from '../../src/core/retention.js';
 import { outcomes, reportOf, runCli, type CliResult } from '../support/cli.js';
@@ -61,6 +66,13 @@ const FLAGS_NOT_IN_CHART: readonly FlagName[] = [
   'plan-file',
   'plan',
 ];
+
+/**
+ * Flags the chart passes as flags rather than variables, and only when set away from their
+ * defaults (collect, pvcFinalizer, maxDeletionsPerKind): a release that leaves them alone
+ * renders as it did before they existed.
+ */
+const FLAGS_AS_ARGS: readonly FlagName[] = ['collect', 'pvc-finalizer', 'max-deletions-per-kind'];
 
 /** A pass over everything, with no waiting: what the RBAC tests run. */
 const LIVE = { dryRun: false, minAge: '0s', output: 'json' };
@@ -218,13 +230,16 @@ function serviceAccountOf(release: Release): string {
 
 /**
  * The settings the collector reads from the container. Where each came from (Config.origins)
- * is checked here, not returned: every setting the chart passes, from its own variable.
+ * is checked here, not returned: every setting the chart passes, from its own variable, or
+ * from its flag for those it passes as flags.
  */
 function configOf(container: V1Container): Omit<Config, 'origins'> {
   const invocation = parseConfig(container.args ?? [], envOf(container));
   assert.equal(invocation.kind, 'run');
   const { origins, ...config } = invocation.config;
-  for (const [flag, origin] of Object.entries(origins ?? {})) assert.equal(origin, envVarName(flag as FlagName), flag);
+  for (const [flag, origin] of Object.entries(origins ?? {})) {
+    assert.equal(origin, FLAGS_AS_ARGS.includes(flag as FlagName) ? `--${flag}` : envVarName(flag as FlagName), flag);
+  }
   return config;
 }
 
@@ -313,6 +328,8 @@ const RESOURCES = [
   ['events.k8s.io', 'events'],
   ['', 'secrets'],
   ['', 'pods'],
+  ['', 'persistentvolumeclaims'],
+  ['apps', 'statefulsets'],
   ['rbac.authorization.k8s.io', 'roles'],
 ] as const;
 
@@ -880,10 +897,16 @@ describe('values reach the collector', () => {
   });
 
 
-  test('the container passes every collector flag as its variable, and only those', async () => {
+  test('the container passes every collector flag as its variable, and only those, but for the ones it passes as flags', async () => {
     const names = Object.keys(envOf(containerOf(await render('gc', 'trgc-system')))).sort();
-    const expected = FLAG_NAMES.filter((flag) => !FLAGS_NOT_IN_CHART.includes(flag)).map(envVarName).sort();
+    const expected = FLAG_NAMES.filter((flag) => !FLAGS_NOT_IN_CHART.includes(flag) && !FLAGS_AS_ARGS.includes(flag)).map(envVarName).sort();
     assert.deepEqual(names, expected);
+    // Those, set away from their defaults, as flags after the command.
+    const container = containerOf(await render('gc', 'trgc-system', { collect: ['pipelineresources', 'workspace-pvcs'], pvcFinalizer: 'purge', maxDeletionsPerKind: { 'workspace-pvcs': 10 } }));
+    assert.deepEqual(
+      (container.args ?? []).slice(1).map((arg) => /^--([a-z-]+)=/.exec(arg)?.[1]),
+      [...FLAGS_AS_ARGS],
+    );
   });
 
   test("the collector's parser reads the defaults' container as a dry run with the collector's defaults", async () => {
@@ -906,6 +929,8 @@ describe('values reach the collector', () => {
       events: true,
       progress: 'auto',
       planMaxAgeMs: 86_400_000,
+      collect: ['pipelineresources'],
+      pvcFinalizer: 'keep',
     });
   });
 
@@ -932,6 +957,9 @@ describe('values reach the collector', () => {
       pushgatewayGrouping: { cluster: 'prod' },
       planDigest: `sha256:${'ab'.repeat(32)}`,
       planMaxAge: '7d',
+      collect: ['workspace-pvcs', 'pipelineresources', 'pac-secrets'],
+      pvcFinalizer: 'purge',
+      maxDeletionsPerKind: { 'workspace-pvcs': 2000000, 'pac-secrets': 0 },
     };
     assert.deepEqual(configOf(containerOf(await render('gc', 'trgc-system', values))), {
       command: 'run',
@@ -960,6 +988,10 @@ describe('values reach the collector', () => {
         { name: 'instance', value: 'gc' },
         { name: 'namespace', value: 'trgc-system' },
       ],
+      // In the collectors' order, whatever order the values give.
+      collect: ['pipelineresources', 'pac-secrets', 'workspace-pvcs'],
+      pvcFinalizer: 'purge',
+      maxDeletionsPerKind: { 'pac-secrets': 0, 'workspace-pvcs': 2000000 },
     });
     const forever = configOf(containerOf(await render('gc', 'trgc-system', { retainFor: 'forever', maxDeletions: 0, qps: 1000 })));
     assert.deepEqual([forever.retainFor, forever.maxDeletions, forever.qps], [{ kind: 'forever' }, 0, 1000]);
@@ -1213,6 +1245,300 @@ describe("the collector under the chart's RBAC, with a token of the chart's Serv
     for (const namespace of ['team-c', 'elsewhere', '']) assert.deepEqual(await allowed(release, namespace), []);
     for (const name of ['team-a', 'team-b']) assert.deepEqual(await allowed(release, '', name), ['get namespaces']);
     for (const name of ['team-c', 'elsewhere']) assert.deepEqual(await allowed(release, '', name), []);
+  });
+});
+
+// ---- the leftover collectors' RBAC in action ----
+
+/** What the leftover tests name their objects: as Tekton and Pipelines-as-Code name theirs. */
+const CLAIM = 'pvc-3f5a0c9e1b';
+const POD = 'build-3f5a-pod';
+const STATEFUL_SET = 'affinity-assistant-3f5a0c9e1b';
+const SECRET = 'pac-gitauth-qwerty';
+
+/** A namespace holding one object of each kind the leftover collectors read, created by the administrator. */
+async function seedLeftovers(namespace: string): Promise<void> {
+  await createNamespace(namespace);
+  const labels = { 'app.kubernetes.io/component': 'affinity-assistant', 'app.kubernetes.io/instance': STATEFUL_SET, 'tekton.dev/pipelineRun': 'build-3f5a' };
+  await controlPlane.apply([
+    { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: CLAIM, namespace }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+    { apiVersion: 'v1', kind: 'Pod', metadata: { name: POD, namespace }, spec: { containers: [{ name: 'step', image: 'busybox' }], volumes: [{ name: 'ws', persistentVolumeClaim: { claimName: CLAIM } }] } },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: STATEFUL_SET, namespace, labels },
+      spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'affinity-assistant', image: 'nop' }] } } },
+    },
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: SECRET, namespace, labels: { 'app.kubernetes.io/managed-by': 'pipelinesascode.tekton.dev' } }, stringData: { '.git-credentials': 'https://git:token@example.com' } },
+  ]);
+}
+
+/** Clients that act with a fresh token of the release's ServiceAccount, straight at the API server. */
+async function clientsOf(release: Release): Promise<{ core: CoreV1Api; apps: AppsV1Api; custom: CustomObjectsApi }> {
+  const token = await controlPlane.createServiceAccountToken(release.namespace, serviceAccountOf(release));
+  const config = controlPlane.kubeConfig(token);
+  return { core: config.makeApiClient(CoreV1Api), apps: config.makeApiClient(AppsV1Api), custom: config.makeApiClient(CustomObjectsApi) };
+}
+
+/** The preconditions the collector sends with each DELETE: the uid and resourceVersion it decided on, read by the administrator. */
+async function preconditionsOf(kind: 'claim' | 'statefulSet' | 'secret', namespace: string): Promise<{ uid: string; resourceVersion: string }> {
+  const admin = controlPlane.kubeConfig();
+  const metadata =
+    kind === 'claim'
+      ? (await admin.makeApiClient(CoreV1Api).readNamespacedPersistentVolumeClaim({ name: CLAIM, namespace })).metadata
+      : kind === 'secret'
+        ? (await admin.makeApiClient(CoreV1Api).readNamespacedSecret({ name: SECRET, namespace })).metadata
+        : (await admin.makeApiClient(AppsV1Api).readNamespacedStatefulSet({ name: STATEFUL_SET, namespace })).metadata;
+  return { uid: metadata?.uid ?? '', resourceVersion: metadata?.resourceVersion ?? '' };
+}
+
+/** The patch the collector sends with pvcFinalizer purge: test the uid, the resourceVersion and the finalizer at its index, then remove it. */
+function purgePatch(uid: string, resourceVersion: string, finalizers: readonly string[]): object[] {
+  const index = finalizers.indexOf('kubernetes.io/pvc-protection');
+  assert.ok(index >= 0, `no pvc-protection finalizer in ${finalizers.join(', ')}`);
+  return [
+    { op: 'test', path: '/metadata/uid', value: uid },
+    { op: 'test', path: '/metadata/resourceVersion', value: resourceVersion },
+    { op: 'test', path: `/metadata/finalizers/${index}`, value: 'kubernetes.io/pvc-protection' },
+    { op: 'remove', path: `/metadata/finalizers/${index}` },
+  ];
+}
+
+const JSON_PATCH = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
+
+/** The claim as the administrator sees it; undefined once it is gone. */
+async function storedClaim(namespace: string): Promise<V1PersistentVolumeClaim | undefined> {
+  try {
+    return await controlPlane.kubeConfig().makeApiClient(CoreV1Api).readNamespacedPersistentVolumeClaim({ name: CLAIM, namespace });
+  } catch (error) {
+    if (error instanceof ApiException && error.code === 404) return undefined;
+    throw error;
+  }
+}
+
+const PIPELINE_RESOURCES = { group: 'tekton.dev', version: 'v1alpha1', plural: 'pipelineresources' };
+/** What any collector reads besides its targets: runs, and (every namespace) Namespaces. */
+const RUNS_ALLOWED = ['get pipelineruns', 'get taskruns', 'list pipelineruns', 'list taskruns'];
+const NAMESPACES_ALLOWED = ['get namespaces', 'list namespaces'];
+
+describe("each leftover collector under the chart's RBAC, with a token of the chart's ServiceAccount", () => {
+  test('workspace-pvcs (keep): lists and gets claims, lists Pods and StatefulSets, deletes a claim, which stays Terminating; may not patch it, nor touch Secrets or PipelineResources', async () => {
+    const namespace = 'leftovers-keep';
+    await seedLeftovers(namespace);
+    await createNamespace('trgc-pvcs');
+    const release = await render('pvcs', 'trgc-pvcs', { ...LIVE, collect: ['workspace-pvcs'] });
+    await install(release);
+    const { core, apps, custom } = await clientsOf(release);
+
+    assert.equal(await statusOf(core.listNamespacedPersistentVolumeClaim({ namespace })), 200);
+    assert.equal(await statusOf(core.readNamespacedPersistentVolumeClaim({ name: CLAIM, namespace })), 200);
+    assert.equal(await statusOf(core.listNamespacedPod({ namespace })), 200);
+    assert.equal(await statusOf(apps.listNamespacedStatefulSet({ namespace })), 200);
+    // Only lists of the holders: no get, and nothing of the other collectors'.
+    assert.equal(await statusOf(core.readNamespacedPod({ name: POD, namespace })), 403);
+    assert.equal(await statusOf(apps.readNamespacedStatefulSet({ name: STATEFUL_SET, namespace })), 403);
+    assert.equal(await statusOf(apps.deleteNamespacedStatefulSet({ name: STATEFUL_SET, namespace })), 403);
+    assert.equal(await statusOf(core.listNamespacedSecret({ namespace })), 403);
+    assert.equal(await statusOf(core.readNamespacedSecret({ name: SECRET, namespace })), 403);
+    assert.equal(await statusOf(custom.listNamespacedCustomObject({ ...PIPELINE_RESOURCES, namespace })), 403);
+
+    // The DELETE the collector sends; the API server's pvc-protection finalizer keeps the claim Terminating.
+    const preconditions = await preconditionsOf('claim', namespace);
+    assert.equal(await statusOf(core.deleteNamespacedPersistentVolumeClaim({ name: CLAIM, namespace, body: { preconditions } })), 200);
+    const terminating = await storedClaim(namespace);
+    assert.ok(terminating?.metadata?.deletionTimestamp !== undefined, 'the claim is Terminating');
+    assert.deepEqual(terminating.metadata.finalizers, ['kubernetes.io/pvc-protection']);
+    // keep: the finalizer is Kubernetes' to remove, never this ServiceAccount's.
+    const patch = purgePatch(terminating.metadata.uid ?? '', terminating.metadata.resourceVersion ?? '', terminating.metadata.finalizers ?? []);
+    assert.equal(await statusOf(core.patchNamespacedPersistentVolumeClaim({ name: CLAIM, namespace, body: patch }, JSON_PATCH)), 403);
+    assert.deepEqual((await storedClaim(namespace))?.metadata?.finalizers, ['kubernetes.io/pvc-protection']);
+
+    const expected = [...RUNS_ALLOWED, ...NAMESPACES_ALLOWED, 'create events', 'delete persistentvolumeclaims', 'get persistentvolumeclaims', 'list persistentvolumeclaims', 'list pods', 'list statefulsets'].sort();
+    assert.deepEqual(await allowed(release, namespace), expected);
+    assert.deepEqual(await allowed(release, ''), expected);
+  });
+
+  test("workspace-pvcs (purge) in a named namespace: the collector's own finalizer patch removes pvc-protection from the deleted claim, a stale one is refused; outside the namespace nothing", async () => {
+    const namespace = 'leftovers-purge';
+    await seedLeftovers(namespace);
+    await seedLeftovers('leftovers-outside-purge');
+    await createNamespace('trgc-purge');
+    const release = await render('purge', 'trgc-purge', { ...LIVE, collect: ['workspace-pvcs'], pvcFinalizer: 'purge', namespaces: [namespace] });
+    await install(release);
+    const { core } = await clientsOf(release);
+
+    // The DELETE's answer is the Terminating claim: its resourceVersion is the one the patch tests.
+    const answer = await core.deleteNamespacedPersistentVolumeClaim({ name: CLAIM, namespace, body: { preconditions: await preconditionsOf('claim', namespace) } });
+    assert.ok(answer.metadata?.deletionTimestamp !== undefined, 'the DELETE answers with the Terminating claim');
+    const { uid = '', resourceVersion = '', finalizers = [] } = answer.metadata;
+    const stale = purgePatch(uid, '1', finalizers);
+    const refused = await statusOf(core.patchNamespacedPersistentVolumeClaim({ name: CLAIM, namespace, body: stale }, JSON_PATCH));
+    // A failed test operation: 422 (Invalid), which the collector reports as `changed`.
+    assert.equal(refused, 422);
+    assert.ok((await storedClaim(namespace)) !== undefined);
+    assert.equal(await statusOf(core.patchNamespacedPersistentVolumeClaim({ name: CLAIM, namespace, body: purgePatch(uid, resourceVersion, finalizers) }, JSON_PATCH)), 200);
+    assert.equal(await storedClaim(namespace), undefined, 'without its finalizer the deleted claim is gone');
+
+    const outside = 'leftovers-outside-purge';
+    assert.equal(await statusOf(core.listNamespacedPersistentVolumeClaim({ namespace: outside })), 403);
+    assert.equal(await statusOf(core.deleteNamespacedPersistentVolumeClaim({ name: CLAIM, namespace: outside })), 403);
+    assert.equal(await statusOf(core.listPersistentVolumeClaimForAllNamespaces()), 403);
+    assert.deepEqual(await allowed(release, namespace), [...RUNS_ALLOWED, 'create events', 'delete persistentvolumeclaims', 'get persistentvolumeclaims', 'list persistentvolumeclaims', 'list pods', 'list statefulsets', 'patch persistentvolumeclaims'].sort());
+    for (const elsewhere of [outside, '']) assert.deepEqual(await allowed(release, elsewhere), []);
+    assert.deepEqual(await allowed(release, '', namespace), ['get namespaces']);
+  });
+
+  test('affinity-assistants: lists, gets and deletes StatefulSets (Background, with preconditions); no claims, Pods or Secrets', async () => {
+    const namespace = 'leftovers-assistants';
+    await seedLeftovers(namespace);
+    await createNamespace('trgc-assistants');
+    const release = await render('assistants', 'trgc-assistants', { ...LIVE, collect: ['affinity-assistants'] });
+    await install(release);
+    const { core, apps } = await clientsOf(release);
+
+    assert.equal(await statusOf(apps.listNamespacedStatefulSet({ namespace })), 200);
+    assert.equal(await statusOf(apps.readNamespacedStatefulSet({ name: STATEFUL_SET, namespace })), 200);
+    assert.equal(await statusOf(apps.patchNamespacedStatefulSet({ name: STATEFUL_SET, namespace, body: [{ op: 'add', path: '/metadata/labels/x', value: 'y' }] }, JSON_PATCH)), 403);
+    assert.equal(await statusOf(core.listNamespacedPersistentVolumeClaim({ namespace })), 403);
+    assert.equal(await statusOf(core.listNamespacedPod({ namespace })), 403);
+    assert.equal(await statusOf(core.listNamespacedSecret({ namespace })), 403);
+    const preconditions = await preconditionsOf('statefulSet', namespace);
+    assert.equal(await statusOf(apps.deleteNamespacedStatefulSet({ name: STATEFUL_SET, namespace, body: { preconditions, propagationPolicy: 'Background' } })), 200);
+    assert.equal(await statusOf(controlPlane.kubeConfig().makeApiClient(AppsV1Api).readNamespacedStatefulSet({ name: STATEFUL_SET, namespace })), 404);
+
+    const expected = [...RUNS_ALLOWED, ...NAMESPACES_ALLOWED, 'create events', 'delete statefulsets', 'get statefulsets', 'list statefulsets'].sort();
+    assert.deepEqual(await allowed(release, namespace), expected);
+  });
+
+  test('pac-secrets in a named namespace: lists, gets and deletes Secrets there, lists Pods; no Secret elsewhere, no claims or StatefulSets', async () => {
+    const namespace = 'leftovers-pac';
+    const outside = 'leftovers-outside-pac';
+    await seedLeftovers(namespace);
+    await seedLeftovers(outside);
+    await createNamespace('trgc-pac');
+    const release = await render('pac', 'trgc-pac', { ...LIVE, collect: ['pac-secrets'], namespaces: [namespace] });
+    await install(release);
+    const { core, apps } = await clientsOf(release);
+
+    assert.equal(await statusOf(core.listNamespacedSecret({ namespace, labelSelector: 'app.kubernetes.io/managed-by in (pipelinesascode.tekton.dev,pipelines-as-code)' })), 200);
+    assert.equal(await statusOf(core.readNamespacedSecret({ name: SECRET, namespace })), 200);
+    assert.equal(await statusOf(core.listNamespacedPod({ namespace })), 200);
+    assert.equal(await statusOf(core.readNamespacedPod({ name: POD, namespace })), 403);
+    assert.equal(await statusOf(core.patchNamespacedSecret({ name: SECRET, namespace, body: [{ op: 'add', path: '/metadata/labels/x', value: 'y' }] }, JSON_PATCH)), 403);
+    assert.equal(await statusOf(core.listNamespacedPersistentVolumeClaim({ namespace })), 403);
+    assert.equal(await statusOf(apps.listNamespacedStatefulSet({ namespace })), 403);
+    assert.equal(await statusOf(core.listNamespacedSecret({ namespace: outside })), 403);
+    assert.equal(await statusOf(core.readNamespacedSecret({ name: SECRET, namespace: outside })), 403);
+    assert.equal(await statusOf(core.listSecretForAllNamespaces()), 403);
+    assert.equal(await statusOf(core.deleteNamespacedSecret({ name: SECRET, namespace, body: { preconditions: await preconditionsOf('secret', namespace) } })), 200);
+    assert.equal(await statusOf(core.deleteNamespacedSecret({ name: SECRET, namespace: outside })), 403);
+
+    assert.deepEqual(await allowed(release, namespace), [...RUNS_ALLOWED, 'create events', 'delete secrets', 'get secrets', 'list pods', 'list secrets'].sort());
+    for (const elsewhere of [outside, '']) assert.deepEqual(await allowed(release, elsewhere), []);
+  });
+
+  test('a dry run with every collector (and purge): lists and gets each kind, deletes and patches none (403)', async () => {
+    const namespace = 'leftovers-dry';
+    await seedLeftovers(namespace);
+    await createNamespace('trgc-leftovers-dry');
+    const release = await render('leftovers-dry', 'trgc-leftovers-dry', {
+      collect: ['pipelineresources', 'affinity-assistants', 'pac-secrets', 'workspace-pvcs'],
+      pvcFinalizer: 'purge',
+    });
+    await install(release);
+    const { core, apps, custom } = await clientsOf(release);
+
+    assert.equal(await statusOf(core.readNamespacedPersistentVolumeClaim({ name: CLAIM, namespace })), 200);
+    assert.equal(await statusOf(apps.readNamespacedStatefulSet({ name: STATEFUL_SET, namespace })), 200);
+    assert.equal(await statusOf(core.readNamespacedSecret({ name: SECRET, namespace })), 200);
+    assert.equal(await statusOf(custom.listNamespacedCustomObject({ ...PIPELINE_RESOURCES, namespace })), 200);
+    assert.equal(await statusOf(core.deleteNamespacedPersistentVolumeClaim({ name: CLAIM, namespace })), 403);
+    assert.equal(await statusOf(apps.deleteNamespacedStatefulSet({ name: STATEFUL_SET, namespace })), 403);
+    assert.equal(await statusOf(core.deleteNamespacedSecret({ name: SECRET, namespace })), 403);
+    const claim = await storedClaim(namespace);
+    const patch = purgePatch(claim?.metadata?.uid ?? '', claim?.metadata?.resourceVersion ?? '', claim?.metadata?.finalizers ?? []);
+    assert.equal(await statusOf(core.patchNamespacedPersistentVolumeClaim({ name: CLAIM, namespace, body: patch }, JSON_PATCH)), 403);
+    assert.equal((await storedClaim(namespace))?.metadata?.deletionTimestamp, undefined);
+
+    assert.deepEqual(await allowed(release, namespace), [
+      ...RUNS_ALLOWED,
+      ...NAMESPACES_ALLOWED,
+      'create events',
+      'get persistentvolumeclaims',
+      'get pipelineresources',
+      'get secrets',
+      'get statefulsets',
+      'list persistentvolumeclaims',
+      'list pipelineresources',
+      'list pods',
+      'list secrets',
+      'list statefulsets',
+    ].sort());
+  });
+
+  test("a live pass of every leftover collector, as the CronJob's pod runs it with the chart's ServiceAccount in a named namespace: deletes what is done (the claim's finalizer purged), keeps what a running run or Pod uses, and needs no permission the chart did not grant", async () => {
+    const namespace = 'leftovers-pass';
+    const seed = new Seeder(controlPlane.kubeConfig());
+    await createNamespace(namespace);
+    const finished = await seed.create(pipelineRun('v1beta1', { name: 'build-done', namespace }, { resources: [] }), { state: 'succeeded', finishedAt: new Date(Date.now() - 3_600_000).toISOString() });
+    const running = await seed.create(pipelineRun('v1beta1', { name: 'build-busy', namespace }, { resources: [] }), { state: 'running' });
+    const ownedBy = (run: { name: string; uid: string }, controller: boolean): V1OwnerReference[] => [
+      { apiVersion: 'tekton.dev/v1beta1', kind: 'PipelineRun', name: run.name, uid: run.uid, controller, blockOwnerDeletion: true },
+    ];
+    const claim = (name: string, run: { name: string; uid: string }): ObjectManifest => ({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name, namespace, ownerReferences: ownedBy(run, true) },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    });
+    // An assistant whose PipelineRun was deleted mid-flight: its owner is gone.
+    const gone = { name: 'build-deleted', uid: '00000000-0000-4000-8000-000000000001' };
+    const assistant = 'affinity-assistant-0a1b2c3d4e';
+    const assistantLabels = { 'app.kubernetes.io/component': 'affinity-assistant', 'app.kubernetes.io/instance': assistant, 'tekton.dev/pipelineRun': gone.name };
+    await controlPlane.apply([
+      claim('pvc-done', finished),
+      claim('pvc-busy', running),
+      claim('pvc-held', finished),
+      // A Pod without a phase is active: the claim it mounts is in use.
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'debug-shell', namespace }, spec: { containers: [{ name: 'sh', image: 'busybox' }], volumes: [{ name: 'ws', persistentVolumeClaim: { claimName: 'pvc-held' } }] } },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        metadata: { name: assistant, namespace, labels: assistantLabels, ownerReferences: ownedBy(gone, true) },
+        spec: { selector: { matchLabels: assistantLabels }, template: { metadata: { labels: assistantLabels }, spec: { containers: [{ name: 'affinity-assistant', image: 'nop' }] } } },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'pac-gitauth-abcdef', namespace, labels: { 'app.kubernetes.io/managed-by': 'pipelinesascode.tekton.dev' }, ownerReferences: ownedBy(finished, false) },
+        stringData: { '.git-credentials': 'https://git:token@example.com' },
+      },
+    ]);
+
+    await createNamespace('trgc-leftovers-pass');
+    const release = await render('leftovers-pass', 'trgc-leftovers-pass', {
+      ...LIVE,
+      namespaces: [namespace],
+      collect: ['pipelineresources', 'affinity-assistants', 'pac-secrets', 'workspace-pvcs'],
+      pvcFinalizer: 'purge',
+    });
+    await install(release);
+    const result = await runAsCronJob(release);
+    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    assert.doesNotMatch(result.stderr, /forbidden/);
+    const report = reportOf(result);
+    assert.deepEqual(Object.fromEntries(report.items.map((item) => [`${item.kind}/${item.name}`, `${item.reason} ${item.result}`])), {
+      'PersistentVolumeClaim/pvc-busy': 'referenced-by-active-run kept',
+      'PersistentVolumeClaim/pvc-done': 'runs-finished deleted',
+      'PersistentVolumeClaim/pvc-held': 'in-use-by-pod kept',
+      'Secret/pac-gitauth-abcdef': 'runs-finished deleted',
+      [`StatefulSet/${assistant}`]: 'owner-gone deleted',
+    });
+    const admin = controlPlane.kubeConfig();
+    const claims = await admin.makeApiClient(CoreV1Api).listNamespacedPersistentVolumeClaim({ namespace });
+    assert.deepEqual(claims.items.map((item) => item.metadata?.name).sort(), ['pvc-busy', 'pvc-held'], 'the deleted claim is gone: its pvc-protection finalizer was purged');
+    assert.deepEqual((await admin.makeApiClient(CoreV1Api).listNamespacedSecret({ namespace })).items.map((item) => item.metadata?.name), []);
+    assert.deepEqual((await admin.makeApiClient(AppsV1Api).listNamespacedStatefulSet({ namespace })).items.map((item) => item.metadata?.name), []);
   });
 });
 
