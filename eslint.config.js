@@ -60,9 +60,9 @@ export default defineConfig(
   {
     // @kubernetes/client-node's generated models (V1ObjectMeta, V1Pod, ...) are declared as
     // classes but hold nothing beyond their JSON fields: the library serializes by the type
-    // named in each call, and its own examples pass object literals. The harness and the
-    // tests build and copy them that way; src/ does not use them.
-    files: ['{harness,test}/**/*.ts'],
+    // named in each call, and its own examples pass object literals. The harness, the tests
+    // and the demo's seeding build and copy them that way; src/ does not use them.
+    files: ['{harness,demo,test}/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-class-instance-assignment': 'off',
       '@typescript-eslint/no-misused-spread': 'off',

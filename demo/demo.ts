@@ -2,7 +2,9 @@
  * npm run demo: tekton-resource-gc against a real, local kube-apiserver, explained step by
  * step. Starts the control plane, fills two namespaces with what a CI cluster
  * accumulates, runs a dry run and a live pass of the CLI exactly as a user would, shows
- * what is left and stops the control plane (also on Ctrl-C and on failure).
+ * what is left; then does the same with the leftovers of a third namespace, a current
+ * Tekton's (workspace claims, affinity-assistant claims, Pipelines-as-Code Secrets), and
+ * stops the control plane (also on Ctrl-C and on failure).
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -13,6 +15,7 @@ import { ensureBinaries } from '../harness/build.js';
 import { startControlPlane, type ControlPlane } from '../harness/controlplane.js';
 import { runCli, type CliResult } from '../test/support/cli.js';
 import { Seeder } from '../test/support/seed.js';
+import { LEFTOVER_COLLECTORS, PAC_NAMESPACE, remainingLeftovers, seedLeftovers, type Leftover, type LeftoversLeft } from './leftovers.js';
 import { CI, LEGACY, PREFIX, namesOf, oldEntries, youngEntry, youngRun, type Entry } from './scenario.js';
 
 /**
@@ -46,6 +49,8 @@ async function main(): Promise<void> {
   say('and nothing deletes them. tekton-resource-gc deletes the ones no unfinished run still needs,');
   say('and keeps what a label or a time window says to keep. This demo runs it against a real,');
   say('local kube-apiserver with the Tekton v0.45 CRDs (the last release with PipelineResources).');
+  say('Then (steps 8-10) it collects what current Tekton runs leave behind: workspace claims,');
+  say('affinity-assistant claims and Pipelines-as-Code git-auth Secrets.');
   say();
 
   say('1. Start a local control plane (etcd + kube-apiserver, Tekton v0.45 CRDs)');
@@ -61,7 +66,7 @@ async function main(): Promise<void> {
   } finally {
     step = Date.now();
     await controlPlane.stop();
-    say(`8. Stopped the control plane in ${seconds(Date.now() - step)}: no etcd or kube-apiserver left running.`);
+    say(`11. Stopped the control plane in ${seconds(Date.now() - step)}: no etcd or kube-apiserver left running.`);
   }
   say(`Demo finished in ${seconds(Date.now() - started)}.`);
 }
@@ -80,10 +85,14 @@ async function demo(controlPlane: ControlPlane, kubectl: string): Promise<void> 
   // Resources first, then their runs, as a trigger template creates them.
   for (const entry of old) for (const resource of entry.resources) await seed.create(resource);
   for (const entry of old) if (entry.run !== undefined) await seed.create(entry.run.object, entry.run.status);
+  // Created now so that they are as old as the rest by step 8: no second wait for --min-age.
+  const leftovers = await seedLeftovers(controlPlane.kubeConfig(), seed);
   const lastCreated = Date.now();
   for (const entry of old.filter((candidate) => candidate.namespace === CI)) say(describe(entry));
   say(`${INDENT}namespace ${LEGACY}: left behind when an upgrade to Tekton v0.46 dropped PipelineResources:`);
   for (const entry of old.filter((candidate) => candidate.namespace === LEGACY)) say(describe(entry));
+  say(`${INDENT}namespace ${PAC_NAMESPACE}: runs of a current Tekton (no PipelineResources) and what they leave behind;`);
+  say(`${INDENT}step 8 shows them.`);
   say();
 
   say('3. With the defaults, nothing goes yet');
@@ -135,9 +144,9 @@ async function demo(controlPlane: ControlPlane, kubectl: string): Promise<void> 
   say(`${INDENT}$ kubectl get pipelineresources -A -L ${PREFIX}/retain,${PREFIX}/retain-for`);
   const listing = await promisify(execFile)(kubectl, [...kubeconfig, 'get', 'pipelineresources', '-A', '-L', `${PREFIX}/retain,${PREFIX}/retain-for`]);
   say(indent(listing.stdout));
-  const runs = await promisify(execFile)(kubectl, [...kubeconfig, 'get', 'pipelineruns', '-A', '-o', 'name']);
-  const runCount = runs.stdout.split('\n').filter((line) => line !== '').length;
-  say(`${INDENT}The ${runCount} PipelineRuns are all still there: the collector only ever deletes PipelineResources.`);
+  const runs = await promisify(execFile)(kubectl, [...kubeconfig, 'get', 'pipelineruns', '-A', '--no-headers', '-o', 'custom-columns=NAMESPACE:.metadata.namespace']);
+  const runCount = runs.stdout.split('\n').filter((namespace) => NAMESPACES.includes(namespace.trim())).length;
+  say(`${INDENT}The ${runCount} PipelineRuns are all still there: the collector never deletes a run.`);
   say();
 
   say('7. Did it do what we said?');
@@ -154,6 +163,100 @@ async function demo(controlPlane: ControlPlane, kubectl: string): Promise<void> 
   }
   say(`${INDENT}As expected. Try it on your cluster with --dry-run first; tekton-resource-gc --help lists every flag.`);
   say();
+
+  await collectLeftovers({ controlPlane, kubectl, logDir, minAgeFlags: flags, leftovers });
+}
+
+/**
+ * Steps 8-10: the leftovers of a current Tekton, seeded in step 2 and so as old as the
+ * rest: a dry run, a live pass (Secrets deleted, claims left Terminating by their
+ * finalizer), then a pass with --pvc-finalizer purge that releases the claims.
+ */
+async function collectLeftovers(context: { controlPlane: ControlPlane; kubectl: string; logDir: string; minAgeFlags: readonly string[]; leftovers: readonly Leftover[] }): Promise<void> {
+  const { controlPlane, kubectl, logDir, leftovers } = context;
+  const kubeconfig = ['--kubeconfig', controlPlane.kubeconfigPath];
+  const flags = [...context.minAgeFlags, '--collect', LEFTOVER_COLLECTORS];
+
+  say('8. Leftovers: what current Tekton runs leave behind');
+  say(`${INDENT}Tekton v0.46 dropped PipelineResources, but its runs still leave objects behind. In ${PAC_NAMESPACE},`);
+  say(`${INDENT}Pipelines-as-Code starts a PipelineRun (tekton.dev/v1) for every push and pull request, with a`);
+  say(`${INDENT}pac-gitauth-* Secret holding a copy of the git token; each run's volumeClaimTemplate gets it a`);
+  say(`${INDENT}claim of its own, owned by the run and kept as long as the run is:`);
+  for (const line of describeLeftovers(leftovers)) say(line);
+  say(`${INDENT}Steps 3 to 5 neither reported nor touched any of them: --collect defaults to pipelineresources.`);
+  say(`${INDENT}$ tekton-resource-gc --dry-run ${flags.join(' ')}`);
+  await pass(['--dry-run', ...flags, ...kubeconfig], join(logDir, 'leftovers-dry-run.log'), 'report');
+  say(`${INDENT}KIND and SIZE are new: SIZE is a claim's bound capacity, else its request. LINKED RUNS are the runs`);
+  say(`${INDENT}that own it, bind it as a workspace or name it in Pipelines-as-Code's git-auth annotation; an owner`);
+  say(`${INDENT}deleted reads "gone". HELD BY are the Pods and StatefulSets still using it. The bytes line adds up`);
+  say(`${INDENT}the claims to delete.`);
+  say();
+
+  say('9. Live pass: the Secrets go, the claims stay Terminating');
+  say(`${INDENT}$ tekton-resource-gc ${flags.join(' ')}`);
+  await pass([...flags, ...kubeconfig], join(logDir, 'leftovers-live.log'), 'report');
+  await showKubectl(kubectl, [...kubeconfig, 'get', 'pvc', '-n', PAC_NAMESPACE]);
+  const afterLive = await remainingLeftovers(controlPlane.kubeConfig());
+  say(`${INDENT}The Secrets are gone. The claims are deleted but stay Terminating: the API server puts the`);
+  say(`${INDENT}kubernetes.io/pvc-protection finalizer on every claim, and kube-controller-manager removes it once no`);
+  say(`${INDENT}Pod names the claim, whatever the Pod's phase (this demo's server runs no controller: here nothing`);
+  say(`${INDENT}ever would). A finished TaskRun's Pod (HELD BY) stays until the TaskRun is deleted, so on a real`);
+  say(`${INDENT}cluster too the claim of a run you keep stays Terminating, its volume still allocated: the bytes`);
+  say(`${INDENT}line counts it as pending. --pvc-finalizer purge removes that one finalizer itself, and only once`);
+  say(`${INDENT}every Pod that names the claim has finished.`);
+  say();
+
+  say('10. Purge: release the volumes');
+  const purge = [...flags, '--pvc-finalizer', 'purge'];
+  say(`${INDENT}$ tekton-resource-gc ${purge.join(' ')}`);
+  await pass([...purge, ...kubeconfig], join(logDir, 'leftovers-purge.log'), 'report');
+  await showKubectl(kubectl, [...kubeconfig, 'get', 'pvc,secrets,statefulsets', '-n', PAC_NAMESPACE]);
+  const left = await remainingLeftovers(controlPlane.kubeConfig());
+  checkLeftovers(leftovers, afterLive, left);
+  say(`${INDENT}As expected: what the running run uses is kept, the rest is gone. keep is the default; purge frees`);
+  say(`${INDENT}the volumes of finished runs' claims before the runs themselves are pruned.`);
+  say();
+}
+
+/** The leftovers under the run that made each, one line each. */
+function describeLeftovers(leftovers: readonly Leftover[]): string[] {
+  const lines: string[] = [];
+  let run = '';
+  for (const leftover of leftovers) {
+    if (leftover.run !== run) {
+      run = leftover.run;
+      lines.push(`${INDENT}  ${run}:`);
+    }
+    const name = `${KUBECTL_KIND[leftover.kind]}/${leftover.name}`;
+    lines.push(`${INDENT}    ${name.padEnd(52)} ${(leftover.size ?? '').padEnd(5)} ${leftover.what.padEnd(40)} => ${leftover.expect}: ${leftover.why}`);
+  }
+  return lines;
+}
+
+const KUBECTL_KIND: Readonly<Record<Leftover['kind'], string>> = { PersistentVolumeClaim: 'pvc', Secret: 'secret', StatefulSet: 'statefulset' };
+
+/**
+ * After the live pass, every claim to delete is Terminating and every other leftover to
+ * delete is gone; after the purge, exactly the ones to keep are left.
+ */
+function checkLeftovers(leftovers: readonly Leftover[], afterLive: LeftoversLeft, left: LeftoversLeft): void {
+  const names = (kind: Leftover['kind'], expect?: Leftover['expect']): string[] =>
+    leftovers.filter((leftover) => leftover.kind === kind && (expect === undefined || leftover.expect === expect)).map((leftover) => leftover.name).sort();
+  const terminating = afterLive.claims.filter((claim) => claim.terminating).map((claim) => claim.name);
+  const problems = [
+    ...(terminating.join() === names('PersistentVolumeClaim', 'delete').join() ? [] : [`after the live pass, Terminating: ${terminating.join(', ') || 'none'}`]),
+    ...(afterLive.secrets.join() === names('Secret', 'keep').join() ? [] : [`after the live pass, Secrets: ${afterLive.secrets.join(', ') || 'none'}`]),
+    ...(left.claims.map((claim) => claim.name).join() === names('PersistentVolumeClaim', 'keep').join() ? [] : [`claims left: ${left.claims.map((claim) => claim.name).join(', ') || 'none'}`]),
+    ...(left.secrets.join() === names('Secret', 'keep').join() ? [] : [`Secrets left: ${left.secrets.join(', ') || 'none'}`]),
+    ...(left.statefulSets.join() === names('StatefulSet', 'keep').join() ? [] : [`StatefulSets left: ${left.statefulSets.join(', ') || 'none'}`]),
+  ];
+  if (problems.length > 0) throw new Error(`the leftovers are not as expected: ${problems.join('; ')}`);
+}
+
+async function showKubectl(kubectl: string, args: readonly string[]): Promise<void> {
+  say(`${INDENT}$ kubectl ${args.filter((arg, index) => arg !== '--kubeconfig' && args[index - 1] !== '--kubeconfig').join(' ')}`);
+  const { stdout } = await promisify(execFile)(kubectl, [...args]);
+  say(indent(stdout));
 }
 
 /**
