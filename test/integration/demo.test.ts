@@ -1,12 +1,15 @@
 /**
  * `npm run demo` end to end, as a newcomer runs it: what its output claims (the dry run
- * deletes nothing, the live pass deletes exactly the garbage, the rest remains) and that
- * it leaves no etcd or kube-apiserver behind, whether it finishes or is interrupted.
+ * deletes nothing, the live pass deletes exactly the garbage, the rest remains; then the
+ * same for the leftovers of a current Tekton, whose claims a live pass leaves Terminating
+ * and a pass with --pvc-finalizer purge deletes) and that it leaves no etcd or
+ * kube-apiserver behind, whether it finishes or is interrupted.
  * Each run gets its own TMPDIR, so the control plane's directory, and every process
  * that mentions it, is the demo's own even while other control planes run.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +36,30 @@ const KEPT = [
   'shop-ci/src-release-1.4.0 retained',
 ];
 const KEPT_LIVE = KEPT.map((kept) => (kept.endsWith('too-young') ? kept.replace('too-young', 'referenced-by-active-run') : kept));
+
+/**
+ * The leftovers in shop-pac as the dry run must decide them, one line each: kind, size, action,
+ * reason, and the first linked run with its state (the owner; for the affinity assistant's
+ * claim, the run its label names). Claims are named after their run's uid, which the test
+ * cannot know: their names are checked by shape (claimName) instead.
+ */
+const LEFTOVERS_DRY = [
+  'PersistentVolumeClaim 2Gi delete runs-finished TaskRun/nightly-scan-7pw2d (succeeded)',
+  'PersistentVolumeClaim 50Gi delete runs-finished PipelineRun/shop-on-pull-request-4nz7w (failed)',
+  'PersistentVolumeClaim 5Gi delete owner-gone PipelineRun/shop-on-pull-request-d3l7x (gone)',
+  'PersistentVolumeClaim 5Gi delete runs-finished PipelineRun/shop-on-push-8kq2m (succeeded)',
+  'PersistentVolumeClaim 5Gi keep referenced-by-active-run PipelineRun/shop-on-push-r4x9t (running)',
+  'Secret - delete runs-finished PipelineRun/shop-on-pull-request-4nz7w (failed)',
+  'Secret - delete runs-finished PipelineRun/shop-on-push-8kq2m (succeeded)',
+  'Secret - keep referenced-by-active-run PipelineRun/shop-on-push-r4x9t (running)',
+  'StatefulSet - keep referenced-by-active-run PipelineRun/shop-on-push-r4x9t (running)',
+];
+const PAC_SECRETS = { 'shop-on-push-8kq2m': 'pac-gitauth-hqzvtm', 'shop-on-pull-request-4nz7w': 'pac-gitauth-xbrqle', 'shop-on-push-r4x9t': 'pac-gitauth-mvtdoa' };
+/** sha256(text)[:10]: how Tekton names affinity assistants (by workspace and run name) and claims (by workspace and run uid). */
+const hash10 = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 10);
+/** The running run's affinity assistant (coschedule: workspaces), and the deleted run's (coschedule: pipelineruns). */
+const ASSISTANT = `affinity-assistant-${hash10('sourceshop-on-push-r4x9t')}`;
+const DELETED_RUNS_ASSISTANT = `affinity-assistant-${hash10('shop-on-pull-request-d3l7x')}`;
 
 interface Row {
   target: string;
@@ -70,7 +97,12 @@ test('npm run demo: the dry run deletes nothing, the live pass deletes the garba
     assert.deepEqual(left, KEPT.map((kept) => kept.split(' ')[0]));
     assert.match(stdout, /The 7 PipelineRuns are all still there/);
     assert.match(stdout, /As expected\./);
-    assert.match(stdout, /8\. Stopped the control plane/);
+    assert.match(stdout, /The 7 PipelineRuns are all still there/);
+    // Steps 3 to 5 collect PipelineResources alone: the leftovers are neither reported nor touched.
+    assert.doesNotMatch(section(stdout, '3. With the defaults', '6. What is left'), /shop-pac/);
+
+    checkLeftovers(stdout);
+    assert.match(stdout, /11\. Stopped the control plane/);
 
     assert.deepEqual(await processesMentioning(scratch), []);
     assert.deepEqual(await controlPlaneDirs(scratch), []);
@@ -140,6 +172,96 @@ function section(text: string, from: string, to: string): string {
   const end = text.indexOf(`\n${to}`, start + 1);
   assert.ok(start >= 0 && end > start, `no section "${from}" before "${to}" in:\n${text}`);
   return text.slice(start, end);
+}
+
+/** Steps 8-10: the leftovers of shop-pac, decided in a dry run, deleted (claims left Terminating), then purged. */
+function checkLeftovers(stdout: string): void {
+  const dryText = section(stdout, '8. Leftovers', '9. Live pass');
+  const dry = leftoverRows(dryText);
+  assert.deepEqual(dry.map(describedLeftover).sort(), [...LEFTOVERS_DRY].sort(), dryText);
+  assert.ok(dry.every((row) => row.result === (row.action === 'delete' ? 'would-delete' : 'kept')), dryText);
+  for (const row of dry.filter((candidate) => candidate.kind === 'PersistentVolumeClaim')) {
+    const shape = row.reason === 'owner-gone' ? new RegExp(`^pvc-[0-9a-f]{10}-${DELETED_RUNS_ASSISTANT}-0$`) : /^pvc-[0-9a-f]{10}$/;
+    assert.match(row.name, shape, 'named as Tekton names a claim of a volumeClaimTemplate (and of an affinity assistant)');
+  }
+  for (const row of dry.filter((candidate) => candidate.kind === 'Secret')) {
+    const run = /^PipelineRun\/(\S+) /.exec(row.linkedRun)?.[1] ?? '';
+    assert.equal(row.name, PAC_SECRETS[run as keyof typeof PAC_SECRETS], `${row.name} is the Secret of ${run}`);
+  }
+  assert.deepEqual(dry.filter((row) => row.kind === 'StatefulSet').map((row) => row.name), [ASSISTANT]);
+  assert.match(dryText, /\n\s+bytes: 62Gi would be released \(4 claims to delete\)\n/);
+  assert.match(dryText, /dry run: 9 targets, 7 runs: 6 would be deleted \(runs-finished 5, owner-gone 1\), 3 kept \(referenced-by-active-run 3\)/);
+
+  // Live, in keep mode: Secrets deleted, claims deleted but held by their finalizer; the
+  // finished TaskRuns' Pods, which still name their claims, are shown holding them.
+  const liveText = section(stdout, '9. Live pass', '10. Purge');
+  const live = leftoverRows(liveText);
+  const byName = (rows: readonly LeftoverRow[]): Map<string, LeftoverRow> => new Map(rows.map((row) => [row.name, row]));
+  const dryByName = byName(dry);
+  assert.equal(live.length, dry.length, liveText);
+  for (const row of live) {
+    const before = dryByName.get(row.name);
+    assert.ok(before !== undefined, `${row.name} was not in the dry run`);
+    assert.deepEqual([row.action, row.reason], [before.action, before.reason], row.name);
+    const expected = row.action === 'keep' ? 'kept' : row.kind === 'PersistentVolumeClaim' ? 'terminating' : 'deleted';
+    assert.equal(row.result, expected, row.name);
+  }
+  for (const pod of ['shop-on-push-8kq2m-fetch-pod (Succeeded)', 'shop-on-pull-request-4nz7w-fetch-pod (Failed)', 'nightly-scan-7pw2d-pod (Succeeded)']) {
+    assert.match(liveText, new RegExp(`\\sterminating\\s.*Pod/${pod.replace(/[()]/g, '\\$&')}`), `a terminating claim held by ${pod}`);
+  }
+  assert.match(liveText, /\n\s+bytes: 0 released, 62Gi pending \(terminating\), of 62Gi \(4 claims to delete\)\n/);
+  assert.match(liveText, /live: 9 targets, 7 runs: 2 deleted \(runs-finished 2\), 4 left terminating \(runs-finished 3, owner-gone 1\), 3 kept \(referenced-by-active-run 3\)/);
+  // kubectl's listing after it: the four claims deleted are Terminating, the running run's is not.
+  const statuses = liveText
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter((cells) => /^pvc-/.test(cells[0] ?? '') && cells.length < 6)
+    .map((cells) => `${cells[0] ?? ''} ${cells[1] ?? ''}`);
+  const keptClaim = dry.find((row) => row.kind === 'PersistentVolumeClaim' && row.action === 'keep')?.name ?? '';
+  assert.deepEqual(statuses.sort(), dry.filter((row) => row.kind === 'PersistentVolumeClaim').map((row) => `${row.name} ${row.name === keptClaim ? 'Pending' : 'Terminating'}`).sort(), liveText);
+
+  // Purge: the Terminating claims are deleted; the Secrets are gone from the report; the kept stay kept.
+  const purgeText = section(stdout, '10. Purge', '11. Stopped');
+  const purge = leftoverRows(purgeText);
+  assert.deepEqual(
+    purge.map((row) => `${row.kind} ${row.name} ${row.result}`).sort(),
+    dry.filter((row) => row.kind === 'PersistentVolumeClaim' || row.action === 'keep').map((row) => `${row.kind} ${row.name} ${row.action === 'keep' ? 'kept' : 'deleted'}`).sort(),
+    purgeText,
+  );
+  assert.match(purgeText, /\n\s+bytes: 62Gi released, 0 pending \(terminating\), of 62Gi \(4 claims to delete\)\n/);
+  assert.match(purgeText, /live: 7 targets, 7 runs: 4 deleted \(runs-finished 3, owner-gone 1\), 3 kept \(referenced-by-active-run 3\)/);
+  // kubectl's listing of what is left: the running run's claim, Secret and affinity assistant.
+  const left = purgeText
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/)[0] ?? '')
+    .filter((name) => /^(persistentvolumeclaim|secret|statefulset\.apps)\//.test(name));
+  assert.deepEqual(left, [`persistentvolumeclaim/${keptClaim}`, 'secret/pac-gitauth-mvtdoa', `statefulset.apps/${ASSISTANT}`], purgeText);
+  assert.match(purgeText, /As expected:/);
+}
+
+interface LeftoverRow {
+  kind: string;
+  name: string;
+  size: string;
+  action: string;
+  result: string;
+  reason: string;
+  /** The first of LINKED RUNS with its state, e.g. `PipelineRun/build-1 (succeeded)`. */
+  linkedRun: string;
+}
+
+/** Rows of shop-pac in the text report with leftover collectors on: NAMESPACE KIND NAME SIZE ACTION RESULT REASON LINKED RUNS ... */
+function leftoverRows(text: string): LeftoverRow[] {
+  return text.split('\n').flatMap((line) => {
+    const [namespace, kind, name, size, action, result, reason, run, state] = line.trim().split(/\s+/);
+    if (namespace !== 'shop-pac' || (action !== 'delete' && action !== 'keep')) return [];
+    if (kind === undefined || name === undefined || size === undefined || result === undefined || reason === undefined || run === undefined || state === undefined) return [];
+    return [{ kind, name, size, action, result, reason, linkedRun: `${run} ${state.replace(/,$/, '')}` }];
+  });
+}
+
+function describedLeftover(row: LeftoverRow): string {
+  return `${row.kind} ${row.size} ${row.action} ${row.reason} ${row.linkedRun}`;
 }
 
 /** Rows of the text report's table in `text`. */
