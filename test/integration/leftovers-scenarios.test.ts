@@ -34,7 +34,7 @@ import {
   workspaceRun,
   type RunIdentity,
 } from '../support/objects.js';
-import { passInProcess, type PassHooks } from '../support/pass.js';
+import { passInProcess, type LogLine, type PassHooks } from '../support/pass.js';
 import { Seeder } from '../support/seed.js';
 import { gitResource, hoursAgo, type ObjectMeta, type RunStatusSpec } from '../support/tekton.js';
 
@@ -76,10 +76,10 @@ describe('leftovers: acceptance scenarios on a bare kube-apiserver', () => {
   }
 
   /** One pass in this process, built as the CLI builds it; its report was checked against the schema. */
-  async function pass(namespaces: string | readonly string[], args: readonly string[], hooks: PassHooks = {}): Promise<{ report: Report; exitCode: number }> {
+  async function pass(namespaces: string | readonly string[], args: readonly string[], hooks: PassHooks = {}): Promise<{ report: Report; exitCode: number; logs: LogLine[] }> {
     const scope = (typeof namespaces === 'string' ? [namespaces] : namespaces).flatMap((namespace) => ['--namespace', namespace]);
-    const { outcome } = await passInProcess(controlPlane.kubeConfig(), [...args, ...scope], hooks);
-    return { report: outcome.report, exitCode: outcome.exitCode };
+    const { outcome, logs } = await passInProcess(controlPlane.kubeConfig(), [...args, ...scope], hooks);
+    return { report: outcome.report, exitCode: outcome.exitCode, logs };
   }
 
   /** The CLI as a user runs it, with a JSON report on stdout (checked against the schema). */
@@ -325,7 +325,7 @@ describe('leftovers: acceptance scenarios on a bare kube-apiserver', () => {
       const sts = 'affinity-assistant-13bbbbbbbb';
       const claim = await leftAssistant(ns, sts);
       const sent: string[] = [];
-      const { report, exitCode } = await pass(ns, ['--collect', 'affinity-assistants,workspace-pvcs', ...PURGE, '--min-age', '0s'], {
+      const { report, exitCode, logs } = await pass(ns, ['--collect', 'affinity-assistants,workspace-pvcs', ...PURGE, '--min-age', '0s'], {
         beforeDelete: (target: TargetRecord) => {
           sent.push(`${target.kind} ${target.name}`);
           return Promise.resolve();
@@ -333,6 +333,9 @@ describe('leftovers: acceptance scenarios on a bare kube-apiserver', () => {
       });
       assert.equal(exitCode, 0);
       assert.deepEqual(sent, [`StatefulSet ${sts}`, `${CLAIM} ${claim}`]);
+      // Decided in one view: the StatefulSet the pass deletes first no longer holds the claim, and a warning says so.
+      const released = logs.filter((line) => line.level === 'warn' && line.fields['name'] === claim).map((line) => line.message);
+      assert.deepEqual(released, [`StatefulSet ${sts} names it and is deleted before it in this pass`]);
       assert.deepEqual(verdicts(report), { [`${CLAIM} ${ns}/${claim}`]: 'runs-finished deleted', [`StatefulSet ${ns}/${sts}`]: 'runs-finished deleted' });
       assert.deepEqual(links(itemOf(report, 'StatefulSet', sts)), ['PipelineRun build-done succeeded ownerReference']);
       assert.deepEqual(links(itemOf(report, CLAIM, claim)), ['PipelineRun build-done succeeded label']);
