@@ -130,7 +130,7 @@ export class Objects {
   }
 
   /**
-   * An affinity-assistant StatefulSet as Tekton makes it (labels of §2.1, a controller
+   * An affinity-assistant StatefulSet as Tekton makes it (its PipelineRun, instance and component labels, a controller
    * ownerReference to its PipelineRun, one volumeClaimTemplate); `labels` replaces its
    * labels, to make one that lacks a part of the marker.
    */
