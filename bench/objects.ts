@@ -26,6 +26,12 @@ export interface ClusterShape {
   prKb: number;
   /** Approximate JSON size of a TaskRun with its status, in KiB; below about 3 KiB, one step. */
   trKb: number;
+  /**
+   * A current Tekton's cluster instead (bench/leftovers.ts): no PipelineResources (`targets` is
+   * 0), runs that bind workspaces, and what they leave behind: this many claims and
+   * Pipelines-as-Code Secrets, with the Pods and affinity-assistant StatefulSets that use them.
+   */
+  leftovers?: { claims: number; secrets: number };
 }
 
 export type RunPhase = 'pending' | 'running' | 'succeeded' | 'failed' | 'cancelled';
@@ -72,10 +78,10 @@ export const NAMESPACE_PREFIX = 'bench-';
 /** Where the live pass deletes: kept apart so the seeded data survives it. */
 export const LIVE_NAMESPACE = 'bench-live';
 export const RETAIN_LABEL = 'tekton-resource-gc.io/retain';
-const CHILDREN_PER_PIPELINE_RUN = 2;
+export const CHILDREN_PER_PIPELINE_RUN = 2;
 
 /** How many of each object one namespace holds: `total` spread evenly, the first ones taking the remainder. */
-function share(total: number, namespaces: number, index: number): number {
+export function share(total: number, namespaces: number, index: number): number {
   return Math.floor(total / namespaces) + (index < total % namespaces ? 1 : 0);
 }
 
@@ -84,7 +90,7 @@ export function namespaceName(index: number): string {
 }
 
 /** A short hex "commit", as trigger templates name one resource per commit. */
-function commit(namespace: number, index: number, salt: number): string {
+export function commit(namespace: number, index: number, salt: number): string {
   let x = (namespace * 1_000_003 + index * 7919 + salt * 104_729) >>> 0;
   x = Math.imul(x ^ (x >>> 16), 0x45d9f3b) >>> 0;
   x = Math.imul(x ^ (x >>> 16), 0x45d9f3b) >>> 0;
@@ -95,7 +101,7 @@ function commit(namespace: number, index: number, salt: number): string {
  * Run phases by index: 2% pending, 6% running, 4% failed, 2.5% cancelled, the rest succeeded.
  * Pending PipelineRuns have not started any TaskRun yet.
  */
-function phaseOf(index: number): RunPhase {
+export function phaseOf(index: number): RunPhase {
   const m = index % 200;
   if (m < 4) return 'pending';
   if (m < 16) return 'running';
@@ -176,7 +182,17 @@ export function liveTargets(count: number): TargetPlan[] {
 // ---------------------------------------------------------------------------------------
 // Objects
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
+
+/**
+ * What a run of a current Tekton binds instead of PipelineResources (the leftovers shape):
+ * its workspaces, and the labels and annotations of what created it (Pipelines-as-Code).
+ */
+export interface WorkspaceBindings {
+  workspaces: Json[];
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
 
 const GROUP_VERSION = 'tekton.dev/v1beta1';
 const REPO = 'https://github.com/example/shop.git';
@@ -332,17 +348,34 @@ export interface CreatedParent {
   uid: string;
 }
 
-/** A PipelineRun (spec) and the status Tekton's controller writes, sized to about `bytes`. */
-export function pipelineRunObjects(run: PipelineRunPlan, bytes: number, nowMs: number): { object: Json; status: (childNames: string[]) => Json } {
-  const [source, image] = run.resources;
+/**
+ * A PipelineRun (spec) and the status Tekton's controller writes, sized to about `bytes`: with
+ * `current`, it binds workspaces instead of its plan's resources (the status is the same
+ * padding: the collector reads a run's conditions and times, not its pipelineSpec).
+ */
+export function pipelineRunObjects(
+  run: Omit<PipelineRunPlan, 'resources'> & Partial<Pick<PipelineRunPlan, 'resources'>>,
+  bytes: number,
+  nowMs: number,
+  current?: WorkspaceBindings,
+): { object: Json; status: (childNames: string[]) => Json } {
+  if (run.resources === undefined && current === undefined) throw new Error(`PipelineRun ${run.name} binds neither resources nor workspaces`);
+  const [source, image] = run.resources ?? ['', ''];
   const object: Json = {
     apiVersion: GROUP_VERSION,
     kind: 'PipelineRun',
-    metadata: { name: run.name, namespace: run.namespace, labels: runLabels({ 'tekton.dev/pipeline': 'build-and-push' }) },
+    metadata: {
+      name: run.name,
+      namespace: run.namespace,
+      labels: runLabels({ 'tekton.dev/pipeline': 'build-and-push', ...current?.labels }),
+      ...(current?.annotations !== undefined && { annotations: current.annotations }),
+    },
     spec: {
       pipelineRef: { name: 'build-and-push' },
       params: [{ name: 'IMAGE', value: `${REGISTRY}/api` }, { name: 'VERSION', value: run.name.slice(6, 14) }],
-      resources: [{ name: 'source', resourceRef: { name: source } }, { name: 'image', resourceRef: { name: image } }],
+      ...(current === undefined
+        ? { resources: [{ name: 'source', resourceRef: { name: source } }, { name: 'image', resourceRef: { name: image } }] }
+        : { workspaces: current.workspaces }),
       serviceAccountName: 'pipeline',
       timeout: '1h0m0s',
       ...(run.phase === 'pending' && { status: 'PipelineRunPending' }),
@@ -381,14 +414,16 @@ export function childTaskRunName(parent: string, index: number): string {
 
 /**
  * A TaskRun: a PipelineRun's child (resources embedded as resourceSpec, owner reference to
- * its parent) or a standalone one that names its input through resourceRef.
+ * its parent) or a standalone one that names its input through resourceRef; with `current`,
+ * either binds workspaces instead.
  */
 export function taskRunObjects(
   run: { namespace: string; name: string; phase: RunPhase; finishedHoursAgo: number; input?: string; parent?: CreatedParent; pipelineTask?: string },
   bytes: number,
   nowMs: number,
+  current?: WorkspaceBindings,
 ): { object: Json; status: () => Json } {
-  const labels: Record<string, string> = { 'tekton.dev/task': 'build-image' };
+  const labels: Record<string, string> = { 'tekton.dev/task': 'build-image', ...current?.labels };
   if (run.parent !== undefined) {
     Object.assign(labels, {
       'tekton.dev/pipeline': 'build-and-push',
@@ -408,6 +443,7 @@ export function taskRunObjects(
       name: run.name,
       namespace: run.namespace,
       labels: runLabels(labels),
+      ...(current?.annotations !== undefined && { annotations: current.annotations }),
       ...(run.parent !== undefined && {
         ownerReferences: [{ apiVersion: GROUP_VERSION, kind: 'PipelineRun', name: run.parent.name, uid: run.parent.uid, controller: true, blockOwnerDeletion: true }],
       }),
@@ -415,7 +451,7 @@ export function taskRunObjects(
     spec: {
       taskRef: { name: 'build-image', kind: 'Task' },
       params: [{ name: 'IMAGE', value: `${REGISTRY}/api` }],
-      resources: { inputs: [input], outputs: [] },
+      ...(current === undefined ? { resources: { inputs: [input], outputs: [] } } : { workspaces: current.workspaces }),
       serviceAccountName: 'pipeline',
       timeout: '1h0m0s',
     },
