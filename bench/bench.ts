@@ -1,4 +1,4 @@
-// npm run bench -- [--shape default|skew] [--targets N] [--runs N] [--namespaces N]
+// npm run bench -- [--shape default|skew|leftovers] [--targets N] [--runs N] [--namespaces N]
 //   [--target-namespaces N] [--pr-kb 8] [--tr-kb 4] [--run-kb 2,16] [--output json,text]
 //   [--node image,plain] [--watch-cache-modes off,on] [--scale 1,2,4] [--repeat 3] [--reuse]
 //   [--crossover 5,50,200] ...            (npm run bench -- --help says it all)
@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../harness/controlplane.js';
 import { deleteRate, imageNodeFlags, median, readFloor, readFloorInChild, runCollector, type CliRun, type FloorReach, type FloorResult } from './measure.js';
+import { LEFTOVER_COLLECTORS, leftoverTotals } from './leftovers.js';
 import { LIVE_NAMESPACE, namespaceName, targetNamespaceCount, type ClusterShape } from './objects.js';
 import { RawApi, clearLiveTargets, seedCluster, seedLiveTargets, type SeedResult } from './seed.js';
 
@@ -29,6 +30,8 @@ const SHAPES = {
   default: { targets: 10_000, runs: 40_000, namespaces: 50 },
   /** An upgraded cluster (issue 17): PipelineResources in 5 namespaces, runs in 200. */
   skew: { targets: 5_000, runs: 100_000, namespaces: 200, targetNamespaces: 5 },
+  /** A current Tekton's (issue 14): no PipelineResources, the leftovers of its runs (bench/leftovers.ts). */
+  leftovers: { targets: 0, runs: 40_000, namespaces: 50, claims: 20_000, secrets: 20_000 },
 } as const;
 type ShapeName = keyof typeof SHAPES;
 
@@ -46,10 +49,17 @@ flags), the collector's dry run (time, CPU, peak RSS, requests) for every varian
 and a live pass at --qps. A table, then one JSON line with every figure, on stdout.
 
 The cluster:
-  --shape NAME            default (${SHAPES.default.targets} targets, ${SHAPES.default.runs} runs in ${SHAPES.default.namespaces} namespaces) or
-                          skew (${SHAPES.skew.targets} targets in ${SHAPES.skew.targetNamespaces} namespaces, ${SHAPES.skew.runs} runs in ${SHAPES.skew.namespaces}); the flags
-                          below override it. default: default
-  --targets N             PipelineResources
+  --shape NAME            default (${SHAPES.default.targets} targets, ${SHAPES.default.runs} runs in ${SHAPES.default.namespaces} namespaces),
+                          skew (${SHAPES.skew.targets} targets in ${SHAPES.skew.targetNamespaces} namespaces, ${SHAPES.skew.runs} runs in ${SHAPES.skew.namespaces}) or
+                          leftovers (no PipelineResources: ${SHAPES.leftovers.claims} workspace claims and
+                          ${SHAPES.leftovers.secrets} Pipelines-as-Code Secrets beside ${SHAPES.leftovers.runs} runs in ${SHAPES.leftovers.namespaces}
+                          namespaces, with the Pods and affinity-assistant StatefulSets that
+                          use them; the dry run collects every leftover kind, the live pass
+                          deletes Secrets with no owner); the flags below override it.
+                          default: default
+  --targets N             PipelineResources (not in the leftovers shape)
+  --claims N              workspace claims (leftovers shape)
+  --secrets N             Pipelines-as-Code Secrets (leftovers shape)
   --runs N                PipelineRuns and TaskRuns (a quarter PipelineRuns)
   --namespaces N          namespaces holding runs
   --target-namespaces N   how many of them (the first) hold the targets; default: all
@@ -88,6 +98,7 @@ Examples:
   npm run bench -- --reuse --run-kb 2,4,8,16 --output json,text --node image,plain
   npm run bench -- --reuse --shape skew --scale 0.1 --crossover 5,50,100,150,200
   npm run bench -- --reuse --watch-cache-modes off,on
+  npm run bench -- --reuse --shape leftovers --repeat 3
 `;
 
 interface BenchFlags {
@@ -140,6 +151,8 @@ function readArgs(args: readonly string[]): Record<string, string | boolean | un
         help: flag,
         shape: { type: 'string', default: 'default' },
         targets: value,
+        claims: value,
+        secrets: value,
         runs: value,
         namespaces: value,
         'target-namespaces': value,
@@ -175,12 +188,18 @@ function readArgs(args: readonly string[]): Record<string, string | boolean | un
 
 /** The clusters to seed: the shape with each run size asked for. */
 function parseShapes(values: Record<string, string | boolean | undefined>): ClusterShape[] {
-  const preset: { targets: number; runs: number; namespaces: number; targetNamespaces?: number } = SHAPES[oneOf<ShapeName>('shape', String(values['shape']), ['default', 'skew'])];
+  const shapeName = oneOf<ShapeName>('shape', String(values['shape']), ['default', 'skew', 'leftovers']);
+  const preset: { targets: number; runs: number; namespaces: number; targetNamespaces?: number; claims?: number; secrets?: number } = SHAPES[shapeName];
   const given = (name: string): number | undefined => (values[name] === undefined ? undefined : positive(name, String(values[name])));
+  const leftovers = shapeName === 'leftovers';
+  for (const name of leftovers ? ['targets', 'target-namespaces'] : ['claims', 'secrets']) {
+    if (values[name] !== undefined) throw new UsageError(`--${name}: ${leftovers ? 'the leftovers shape has no PipelineResources (--claims and --secrets size it)' : 'only with --shape leftovers'}`);
+  }
   const base = {
     targets: given('targets') ?? preset.targets,
     runs: given('runs') ?? preset.runs,
     namespaces: given('namespaces') ?? preset.namespaces,
+    ...(leftovers && { leftovers: { claims: given('claims') ?? preset.claims ?? 0, secrets: given('secrets') ?? preset.secrets ?? 0 } }),
   };
   const targetNamespaces = given('target-namespaces') ?? preset.targetNamespaces;
   if (targetNamespaces !== undefined && targetNamespaces > base.namespaces) {
@@ -234,7 +253,8 @@ function parseFlags(args: readonly string[]): BenchFlags | 'help' {
 }
 
 function scaled(shape: ClusterShape, scale: number): ClusterShape {
-  return { ...shape, targets: Math.round(shape.targets * scale), runs: Math.round(shape.runs * scale) };
+  const leftovers = shape.leftovers === undefined ? undefined : { claims: Math.round(shape.leftovers.claims * scale), secrets: Math.round(shape.leftovers.secrets * scale) };
+  return { ...shape, targets: Math.round(shape.targets * scale), runs: Math.round(shape.runs * scale), ...(leftovers !== undefined && { leftovers }) };
 }
 
 function log(line: string): void {
@@ -257,6 +277,8 @@ interface VariantResult {
   targetNamespaces: number;
   prKb: number;
   trKb: number;
+  /** The leftovers shape: what it seeds besides the runs (bench/leftovers.ts). */
+  leftovers?: { claims: number; secrets: number; pods: number; statefulSets: number };
   watchCache: boolean;
   /** `image`, `plain` or `custom`, and the flags themselves. */
   node: { name: string; flags: string[] };
@@ -276,7 +298,16 @@ interface VariantResult {
     bytesReceived: number;
     ratio: number;
     requestRatio: number;
-    summary: { targets: number; runs: number; delete: number; keep: number; reasons: Record<string, number> };
+    summary: {
+      targets: number;
+      runs: number;
+      delete: number;
+      keep: number;
+      reasons: Record<string, number>;
+      /** The leftovers shape: the counts by kind and the claims' bytes, as the pass reports them. */
+      byKind?: Record<string, { targets: number; delete: number; keep: number }>;
+      bytes?: { candidates: number; released: number; pending: number };
+    };
   };
   /** Once per server, with its first Node.js flag set: on that variant's result only. */
   live?: { deletes: number; deleted: number; qps: number; achievedQps: number; withinTenPercent: boolean; ms: number; maxRssBytes: number; requests: number; results: Record<string, number> };
@@ -303,11 +334,17 @@ interface ServerResult {
 
 function dataKey(shape: ClusterShape): string {
   const skew = shape.targetNamespaces === undefined || shape.targetNamespaces >= shape.namespaces ? '' : `-tn${shape.targetNamespaces}`;
-  return `t${shape.targets}-r${shape.runs}-n${shape.namespaces}${skew}-pr${shape.prKb}-tr${shape.trKb}`;
+  const leftovers = shape.leftovers === undefined ? '' : `-c${shape.leftovers.claims}-s${shape.leftovers.secrets}`;
+  return `t${shape.targets}-r${shape.runs}-n${shape.namespaces}${skew}${leftovers}-pr${shape.prKb}-tr${shape.trKb}`;
 }
 
-/** What the floor reads: everything, or in a skewed shape the runs of the namespaces that hold targets. */
+/**
+ * What the floor reads: everything, or in a skewed shape the runs of the namespaces that hold
+ * targets; in the leftovers shape the claims, Secrets, runs, Pods and StatefulSets (every
+ * namespace holds leftovers).
+ */
 function floorReach(shape: ClusterShape): { reach: FloorReach; name: VariantResult['floor']['reach'] } {
+  if (shape.leftovers !== undefined) return { reach: { leftovers: true }, name: 'cluster' };
   const targetNamespaces = targetNamespaceCount(shape);
   if (targetNamespaces >= shape.namespaces) return { reach: {}, name: 'cluster' };
   return { reach: { runNamespaces: Array.from({ length: targetNamespaces }, (_, i) => namespaceName(i)) }, name: 'target-namespaces' };
@@ -322,9 +359,11 @@ async function benchServer(flags: BenchFlags, setup: ServerSetup, entryPath: str
   const loadBefore = loadavg();
   const targetNamespaces = targetNamespaceCount(shape);
   log(
-    `scale ${setup.scale}: ${shape.targets} targets in ${targetNamespaces} namespaces, ${shape.runs} runs in ${shape.namespaces}, ${shape.prKb}/${shape.trKb} KB, watch cache ${setup.watchCache ? 'on' : 'off'}${dataDir === undefined ? '' : `; data in ${dataDir}`}`,
+    `scale ${setup.scale}: ${shape.leftovers === undefined ? `${shape.targets} targets in ${targetNamespaces} namespaces` : `${shape.leftovers.claims} claims and ${shape.leftovers.secrets} Secrets`}, ${shape.runs} runs in ${shape.namespaces}, ${shape.prKb}/${shape.trKb} KB, watch cache ${setup.watchCache ? 'on' : 'off'}${dataDir === undefined ? '' : `; data in ${dataDir}`}`,
   );
-  const controlPlane = await startControlPlane({ crds: 'v0.45', ...(dataDir !== undefined && { dataDir }), watchCache: setup.watchCache, log });
+  // A current Tekton's cluster has no PipelineResource CRD.
+  const leftovers = shape.leftovers === undefined ? undefined : leftoverTotals(shape);
+  const controlPlane = await startControlPlane({ crds: leftovers === undefined ? 'v0.45' : 'none', ...(dataDir !== undefined && { dataDir }), watchCache: setup.watchCache, log });
   const api = new RawApi(controlPlane.server, controlPlane.adminToken, flags.seedConcurrency);
   try {
     let seed: VariantResult['seed'];
@@ -335,15 +374,21 @@ async function benchServer(flags: BenchFlags, setup: ServerSetup, entryPath: str
       seed = { ...(await seedCluster(api, shape, { concurrency: flags.seedConcurrency, log })), reused: false };
       if (marker !== undefined) await writeFile(marker, `${JSON.stringify({ shape, seededAt: new Date().toISOString() })}\n`);
     }
-    await clearLiveTargets(api);
+    await clearLiveTargets(api, leftovers !== undefined);
 
     const kubeconfig = controlPlane.kubeconfigPath;
     const common = ['--min-age', '0s', '--page-size', String(flags.pageSize), '--kubeconfig', kubeconfig];
+    // The dry run's collectors: PipelineResources (the default), or every leftover kind.
+    const collect = leftovers === undefined ? [] : ['--collect', LEFTOVER_COLLECTORS];
     const { reach, name: reachName } = floorReach(shape);
     log('warming up: one read of every collection');
-    const warm = await readFloor(api, flags.pageSize);
+    const warm = await readFloor(api, flags.pageSize, leftovers === undefined ? {} : reach);
     // What the collector must read: all of it, or in a skewed shape the target namespaces' runs.
     const expectedItems = reachName === 'cluster' ? warm.items : (await readFloor(api, flags.pageSize, reach)).items;
+    // What the collector's summary must count: the targets (in the leftovers shape the claims,
+    // Secrets and affinity assistants, not the Pods the floor also reads) and the runs.
+    const expectedSummary: { items: number } | { targets: number; runs: number } =
+      leftovers === undefined ? { items: expectedItems } : { targets: leftovers.claims + leftovers.secrets + leftovers.statefulSets, runs: leftovers.runs };
     const server = { server: controlPlane.server, token: controlPlane.adminToken, pageSize: flags.pageSize };
 
     const floors = new Map<string, FloorResult[]>(flags.nodeFlagSets.map((set) => [set.name, []]));
@@ -353,7 +398,7 @@ async function benchServer(flags: BenchFlags, setup: ServerSetup, entryPath: str
       floors.get(node.name)?.push(await readFloorInChild(server, { cwd: ROOT, nodeFlags: node.flags }, reach));
     };
     const dryRun = async (node: BenchFlags['nodeFlagSets'][number], output: Output): Promise<void> => {
-      const run = checkRun('dry run', await runCollector({ entry: entryPath, nodeFlags: node.flags, args: ['--dry-run', '--output', output, ...common], cwd: ROOT }), 0);
+      const run = checkRun('dry run', await runCollector({ entry: entryPath, nodeFlags: node.flags, args: ['--dry-run', '--output', output, ...collect, ...common], cwd: ROOT }), 0);
       const key = variantKey(node.name, output);
       dryRuns.set(key, [...(dryRuns.get(key) ?? []), run]);
     };
@@ -372,7 +417,7 @@ async function benchServer(flags: BenchFlags, setup: ServerSetup, entryPath: str
         for (const output of flags.outputs) {
           const dir = join(flags.profileDir, `scale-${setup.scale}-${dataKey(shape)}-cache-${setup.watchCache ? 'on' : 'off'}-${node.name}-${output}`);
           await mkdir(dir, { recursive: true });
-          await runCollector({ entry: entryPath, nodeFlags: node.flags, args: ['--dry-run', '--output', output, ...common], cwd: ROOT, cpuProfileDir: dir });
+          await runCollector({ entry: entryPath, nodeFlags: node.flags, args: ['--dry-run', '--output', output, ...collect, ...common], cwd: ROOT, cpuProfileDir: dir });
           log(`CPU profile of a dry run written to ${dir}`);
         }
       }
@@ -382,12 +427,17 @@ async function benchServer(flags: BenchFlags, setup: ServerSetup, entryPath: str
     let live: VariantResult['live'];
     const firstNode = flags.nodeFlagSets[0] as BenchFlags['nodeFlagSets'][number];
     if (flags.live) {
-      log(`live pass: seeding ${flags.liveDeletes} unreferenced targets in ${LIVE_NAMESPACE}, deleting them at --qps ${flags.qps}`);
-      await seedLiveTargets(api, flags.liveDeletes, { concurrency: flags.seedConcurrency, log });
+      const what = leftovers === undefined ? 'unreferenced targets' : 'Pipelines-as-Code Secrets with no owner, named by no run,';
+      log(`live pass: seeding ${flags.liveDeletes} ${what} in ${LIVE_NAMESPACE}, deleting them at --qps ${flags.qps}`);
+      await seedLiveTargets(api, flags.liveDeletes, { concurrency: flags.seedConcurrency, log, leftovers: leftovers !== undefined });
       const run = await runCollector({
         entry: entryPath,
         nodeFlags: firstNode.flags,
-        args: ['--namespace', LIVE_NAMESPACE, '--qps', String(flags.qps), '--max-deletions', String(flags.liveDeletes), '--output', 'json', ...common],
+        args: [
+          '--namespace', LIVE_NAMESPACE, '--qps', String(flags.qps), '--max-deletions', String(flags.liveDeletes), '--output', 'json',
+          ...(leftovers === undefined ? [] : ['--collect', 'pac-secrets']),
+          ...common,
+        ],
         cwd: ROOT,
       });
       checkRun('live pass', run, 0);
@@ -417,8 +467,11 @@ async function benchServer(flags: BenchFlags, setup: ServerSetup, entryPath: str
         const summary = lastDry.summary ?? {};
         const floorRequests = nodeFloors[0]?.requests ?? 0;
         const dryRequests = summary.api?.requests ?? 0;
-        if ((summary.targets ?? 0) + (summary.runs ?? 0) !== expectedItems) {
+        if ('items' in expectedSummary && (summary.targets ?? 0) + (summary.runs ?? 0) !== expectedSummary.items) {
           log(`warning: the collector saw ${summary.targets ?? 0} targets and ${summary.runs ?? 0} runs, the read floor ${expectedItems} objects`);
+        }
+        if ('targets' in expectedSummary && (summary.targets !== expectedSummary.targets || summary.runs !== expectedSummary.runs)) {
+          log(`warning: the collector saw ${summary.targets ?? 0} targets and ${summary.runs ?? 0} runs, the shape has ${expectedSummary.targets} and ${expectedSummary.runs}`);
         }
         return {
           scale: setup.scale,
@@ -428,6 +481,7 @@ async function benchServer(flags: BenchFlags, setup: ServerSetup, entryPath: str
           targetNamespaces,
           prKb: shape.prKb,
           trKb: shape.trKb,
+          ...(leftovers !== undefined && { leftovers: { claims: leftovers.claims, secrets: leftovers.secrets, pods: leftovers.pods, statefulSets: leftovers.statefulSets } }),
           watchCache: setup.watchCache,
           node,
           output,
@@ -453,7 +507,15 @@ async function benchServer(flags: BenchFlags, setup: ServerSetup, entryPath: str
             bytesReceived: summary.api?.bytesReceived ?? 0,
             ratio: dryMs / floorMs,
             requestRatio: floorRequests === 0 ? 0 : dryRequests / floorRequests,
-            summary: { targets: summary.targets ?? 0, runs: summary.runs ?? 0, delete: summary.delete ?? 0, keep: summary.keep ?? 0, reasons: summary.reasons ?? {} },
+            summary: {
+              targets: summary.targets ?? 0,
+              runs: summary.runs ?? 0,
+              delete: summary.delete ?? 0,
+              keep: summary.keep ?? 0,
+              reasons: summary.reasons ?? {},
+              ...(summary.byKind !== undefined && { byKind: summary.byKind }),
+              ...(summary.bytes !== undefined && { bytes: summary.bytes }),
+            },
           },
           ...(live !== undefined && node === firstNode && output === flags.outputs[0] && { live }),
           load,
@@ -536,7 +598,11 @@ function renderTable(results: readonly VariantResult[]): string {
   const header = ['scale', 'targets', 'runs', 'ns', 'KB pr/tr', 'cache', 'node', 'output', 'seed', 'floor', 'floor CPU', 'floor MiB', 'floor req', 'dry run', 'dry CPU', 'ratio', 'peak RSS', 'dry req', 'live deletes/s'];
   const rows = results.map((r) => [
     `${r.scale}x`,
-    r.targetNamespaces < r.namespaces ? `${r.targets} in ${r.targetNamespaces} ns` : String(r.targets),
+    r.leftovers !== undefined
+      ? `${r.leftovers.claims} PVCs, ${r.leftovers.secrets} Secrets`
+      : r.targetNamespaces < r.namespaces
+        ? `${r.targets} in ${r.targetNamespaces} ns`
+        : String(r.targets),
     String(r.runs),
     String(r.namespaces),
     `${r.prKb}/${r.trKb}`,

@@ -1,6 +1,6 @@
 /**
  * What the benchmark measures: the read floor (paging the three collections and nothing
- * else) and the collector run as a user runs it, a separate process, with its wall time,
+ * else; in the leftovers shape, the claims, Secrets, runs, Pods and StatefulSets) and the collector run as a user runs it, a separate process, with its wall time,
  * its peak resident set size and the traffic it reports.
  */
 import { spawn } from 'node:child_process';
@@ -8,6 +8,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { COLLECTORS } from '../src/core/collectors.js';
+import { METADATA_LIST_ONLY } from '../src/kube/cluster.js';
 import type { RawApi } from './seed.js';
 
 /** The collections a correct collector must read, through the versions it reads them. */
@@ -23,20 +25,44 @@ const RUN_PATHS = [
   { group: '/apis/tekton.dev/v1beta1', plural: 'taskruns' },
 ] as const;
 
+/**
+ * What the leftovers shape's dry run must read besides runs (bench/leftovers.ts), across the
+ * cluster: the claims, the Pipelines-as-Code Secrets as metadata only with the collector's own
+ * selector (as it asks for them: their data is never read), and the Pods and StatefulSets that
+ * may use them. The collector also lists the affinity-assistant StatefulSets as targets; that
+ * second read of some StatefulSets is its own cost, not the floor's.
+ */
+const LEFTOVER_TARGETS: readonly FloorCollection[] = [
+  { path: '/api/v1/persistentvolumeclaims' },
+  { path: '/api/v1/secrets', labelSelector: COLLECTORS['pac-secrets'].listLabelSelector ?? '', accept: METADATA_LIST_ONLY },
+];
+const LEFTOVER_HOLDERS: readonly FloorCollection[] = [{ path: '/api/v1/pods' }, { path: '/apis/apps/v1/statefulsets' }];
+
 /** What a read floor reads: every collection across the cluster unless told otherwise. */
 export interface FloorReach {
   /** Read the PipelineResources (across the cluster); default true. */
   targets?: boolean;
   /** Read the runs one namespace at a time in these namespaces only; across the cluster when absent. */
   runNamespaces?: readonly string[];
+  /** Read what the leftover collectors need (LEFTOVER_TARGETS, then the runs, then LEFTOVER_HOLDERS) instead of PipelineResources. */
+  leftovers?: boolean;
 }
 
-/** The collection paths a floor of `reach` pages through, in order. */
-export function floorPaths(reach: FloorReach = {}): string[] {
+/** One collection a floor pages through, with what the collector asks of it. */
+export interface FloorCollection {
+  path: string;
+  labelSelector?: string;
+  /** The Accept header, when not JSON objects. */
+  accept?: string;
+}
+
+/** The collections a floor of `reach` pages through, in order. */
+export function floorPaths(reach: FloorReach = {}): FloorCollection[] {
   const runs = RUN_PATHS.flatMap(({ group, plural }) =>
     reach.runNamespaces === undefined ? [`${group}/${plural}`] : reach.runNamespaces.map((namespace) => `${group}/namespaces/${namespace}/${plural}`),
-  );
-  return [...(reach.targets === false ? [] : [TARGETS_PATH]), ...runs];
+  ).map((path) => ({ path }));
+  if (reach.leftovers === true) return [...LEFTOVER_TARGETS, ...runs, ...LEFTOVER_HOLDERS];
+  return [...(reach.targets === false ? [] : [{ path: TARGETS_PATH }]), ...runs];
 }
 
 export interface FloorResult {
@@ -59,11 +85,13 @@ export async function readFloor(api: RawApi, pageSize: number, reach: FloorReach
   let bytes = 0;
   let requests = 0;
   let items = 0;
-  for (const path of floorPaths(reach)) {
+  for (const { path, labelSelector, accept } of floorPaths(reach)) {
     let continueToken = '';
     do {
-      const query = `?limit=${pageSize}${continueToken === '' ? '' : `&continue=${encodeURIComponent(continueToken)}`}`;
-      const answer = await api.expect('GET', `${path}${query}`);
+      const selector = labelSelector === undefined ? '' : `&labelSelector=${encodeURIComponent(labelSelector)}`;
+      const query = `?limit=${pageSize}${selector}${continueToken === '' ? '' : `&continue=${encodeURIComponent(continueToken)}`}`;
+      const answer = await api.request('GET', `${path}${query}`, undefined, accept);
+      if (answer.status !== 200) throw new Error(`GET ${path}${query}: ${answer.status} ${answer.body.toString('utf8').slice(0, 300)}`);
       requests++;
       bytes += answer.body.length;
       const page = JSON.parse(answer.body.toString('utf8')) as { items?: unknown[]; metadata?: { continue?: string } };
@@ -112,6 +140,9 @@ export interface PassSummary {
   reasons?: Record<string, number>;
   exitCode?: number;
   api?: { requests: number; retries: number; bytesReceived: number };
+  /** With leftover collectors on: the counts by kind, and the bytes of the claims. */
+  byKind?: Record<string, { targets: number; delete: number; keep: number }>;
+  bytes?: { candidates: number; released: number; pending: number };
 }
 
 export interface CliRun {

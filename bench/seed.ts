@@ -1,9 +1,26 @@
 /**
  * Seeds a control plane through its API as Tekton would leave it: each run created, then
  * its status written through the status subresource (the server drops a status sent on
- * create). Many requests in flight over one keep-alive agent; progress on stderr.
+ * create); in the leftovers shape (leftovers.ts), with what each run leaves behind. Many requests in flight over one keep-alive agent; progress on stderr.
  */
 import https from 'node:https';
+import {
+  assistantObject,
+  childrenOf,
+  claimName,
+  goneClaimObject,
+  goneSecretObject,
+  hasAssistant,
+  leftoverTotals,
+  liveSecretNames,
+  pacSecretObject,
+  planLeftoverNamespace,
+  podObject,
+  podsOfRun,
+  runBindings,
+  runClaimObject,
+  type LeftoverRunPlan,
+} from './leftovers.js';
 import {
   LIVE_NAMESPACE,
   childTaskRunName,
@@ -41,11 +58,11 @@ export class RawApi {
     this.agent.destroy();
   }
 
-  /** One request, retried on throttling, server errors and broken connections. */
-  async request(method: string, path: string, body?: unknown): Promise<ApiAnswer> {
+  /** One request, retried on throttling, server errors and broken connections; `accept` replaces application/json. */
+  async request(method: string, path: string, body?: unknown, accept?: string): Promise<ApiAnswer> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const answer = await this.once(method, path, body);
+        const answer = await this.once(method, path, { body, accept });
         if ((answer.status !== 429 && answer.status < 500) || attempt >= MAX_ATTEMPTS) return answer;
       } catch (error) {
         if (attempt >= MAX_ATTEMPTS) throw error;
@@ -63,7 +80,8 @@ export class RawApi {
     return answer;
   }
 
-  private once(method: string, path: string, body: unknown): Promise<ApiAnswer> {
+  private once(method: string, path: string, content: { body: unknown; accept: string | undefined }): Promise<ApiAnswer> {
+    const { body } = content;
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const url = new URL(path, this.server);
     this.requests++;
@@ -77,7 +95,7 @@ export class RawApi {
           agent: this.agent,
           headers: {
             authorization: `Bearer ${this.token}`,
-            accept: 'application/json',
+            accept: content.accept ?? 'application/json',
             ...(payload !== undefined && { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
           },
         },
@@ -196,12 +214,14 @@ export async function seedCluster(api: RawApi, shape: ClusterShape, options: See
   const started = Date.now();
   const requestsBefore = api.requests;
   for (let i = 0; i < shape.namespaces; i++) await ensureNamespace(api, planNamespace(shape, i).name);
-  const total = shape.targets + shape.runs;
+  const totals = shape.leftovers === undefined ? undefined : leftoverTotals(shape);
+  const total = totals === undefined ? shape.targets + shape.runs : totals.runs + totals.claims + totals.secrets + totals.pods + totals.statefulSets;
   let done = 0;
   const sent = { bytes: 0 };
   const progress = setInterval(() => options.log(progressLine('seed', done, total, started)), 2_000);
   try {
-    await pool(seedTasks(api, shape, Date.now(), sent), options.concurrency, (objects) => (done += objects));
+    const tasks = shape.leftovers === undefined ? seedTasks(api, shape, Date.now(), sent) : leftoverSeedTasks(api, shape, Date.now(), sent);
+    await pool(tasks, options.concurrency, (objects) => (done += objects));
   } finally {
     clearInterval(progress);
   }
@@ -209,17 +229,96 @@ export async function seedCluster(api: RawApi, shape: ClusterShape, options: See
   return { objects: done, requests: api.requests - requestsBefore, ms: Date.now() - started, bytesSent: sent.bytes };
 }
 
-/** Targets named by nothing in a namespace of their own, for the live pass to delete. */
-export async function seedLiveTargets(api: RawApi, count: number, options: SeedOptions): Promise<void> {
+/**
+ * Targets named by nothing in a namespace of their own, for the live pass to delete:
+ * PipelineResources, or for the leftovers shape Pipelines-as-Code Secrets with no owner.
+ */
+export async function seedLiveTargets(api: RawApi, count: number, options: SeedOptions & { leftovers: boolean }): Promise<void> {
   await ensureNamespace(api, LIVE_NAMESPACE);
   const sent = { bytes: 0 };
-  const tasks = liveTargets(count).map((target, t) => () => createTarget(api, target, t, sent, [409]));
+  const tasks = options.leftovers
+    ? liveSecretNames(count).map((name) => () => post(api, `/api/v1/namespaces/${LIVE_NAMESPACE}/secrets`, pacSecretObject(LIVE_NAMESPACE, name), sent, [409]))
+    : liveTargets(count).map((target, t) => () => createTarget(api, target, t, sent, [409]));
   await pool(tasks, options.concurrency, () => undefined);
 }
 
 /** Removes whatever an interrupted live pass left, so every benchmark starts from the same data. */
-export async function clearLiveTargets(api: RawApi): Promise<void> {
-  await api.expect('DELETE', collection('PipelineResource', LIVE_NAMESPACE), undefined, [404]);
+export async function clearLiveTargets(api: RawApi, leftovers: boolean): Promise<void> {
+  const path = leftovers ? `/api/v1/namespaces/${LIVE_NAMESPACE}/secrets` : collection('PipelineResource', LIVE_NAMESPACE);
+  await api.expect('DELETE', path, undefined, [404]);
+}
+
+// ---------------------------------------------------------------------------------------
+// The leftovers shape (leftovers.ts)
+
+/** One object: POST, counting what was sent; resolves with 1 (one object made). */
+async function post(api: RawApi, path: string, object: Record<string, unknown>, sent: { bytes: number }, allowed: readonly number[] = []): Promise<number> {
+  sent.bytes += JSON.stringify(object).length;
+  await api.expect('POST', path, object, allowed);
+  return 1;
+}
+
+/** A Pod, then its phase through /status (no kubelet writes it). */
+async function createPod(api: RawApi, namespace: string, object: Record<string, unknown>, phase: string, sent: { bytes: number }): Promise<number> {
+  const base = `/api/v1/namespaces/${namespace}/pods`;
+  const created = JSON.parse((await api.expect('POST', base, object)).body.toString('utf8')) as { metadata: { name: string }; status?: Record<string, unknown> };
+  const body = { ...created, status: { ...created.status, phase } };
+  sent.bytes += JSON.stringify(body).length;
+  await api.expect('PUT', `${base}/${created.metadata.name}/status`, body);
+  return 1;
+}
+
+interface RunSizes {
+  prBytes: number;
+  trBytes: number;
+  nowMs: number;
+}
+
+/**
+ * A run and everything it made, in one task (the names hash its uid): the run with its status,
+ * its claim, its Secret (owner set once the run exists, as Pipelines-as-Code does), a
+ * PipelineRun's children bound to both, the Pods, and a running PipelineRun's affinity assistant.
+ */
+async function seedLeftoverRun(api: RawApi, run: LeftoverRunPlan, sizes: RunSizes, sent: { bytes: number }): Promise<number> {
+  const { namespace } = run;
+  const core = `/api/v1/namespaces/${namespace}`;
+  let objects = 1;
+  let created: { uid: string; bytes: number };
+  if (run.kind === 'PipelineRun') {
+    const { object, status } = pipelineRunObjects({ ...run, kind: 'PipelineRun' }, sizes.prBytes, sizes.nowMs, runBindings(run));
+    created = await createWithStatus(api, 'PipelineRun', object, status(childrenOf(run).map((child) => child.name)));
+  } else {
+    const { object, status } = taskRunObjects(run, sizes.trBytes, sizes.nowMs, runBindings(run));
+    created = await createWithStatus(api, 'TaskRun', object, status());
+  }
+  sent.bytes += created.bytes;
+  if (run.claim !== undefined) objects += await post(api, `${core}/persistentvolumeclaims`, runClaimObject(run, created.uid), sent);
+  if (run.secret !== undefined) objects += await post(api, `${core}/secrets`, pacSecretObject(namespace, run.secret, { name: run.name, uid: created.uid }), sent);
+  for (const child of childrenOf(run)) {
+    const parent = { name: run.name, uid: created.uid };
+    const bindings = runBindings(run, { claim: claimName(created.uid) });
+    const { object, status } = taskRunObjects({ namespace, name: child.name, phase: child.phase, finishedHoursAgo: run.finishedHoursAgo, parent, pipelineTask: child.name.slice(run.name.length + 1) }, sizes.trBytes, sizes.nowMs, bindings);
+    sent.bytes += (await createWithStatus(api, 'TaskRun', object, status())).bytes;
+    objects++;
+  }
+  for (const pod of podsOfRun(run)) {
+    const object = podObject(namespace, { name: pod.name, ...(pod.claim && { claim: claimName(created.uid) }), ...(pod.secret !== undefined && { secret: pod.secret }) });
+    objects += await createPod(api, namespace, object, pod.phase, sent);
+  }
+  if (hasAssistant(run)) {
+    objects += await post(api, `/apis/apps/v1/namespaces/${namespace}/statefulsets`, assistantObject(run, created.uid), sent);
+  }
+  return objects;
+}
+
+function* leftoverSeedTasks(api: RawApi, shape: ClusterShape, nowMs: number, sent: { bytes: number }): Generator<() => Promise<number>> {
+  const sizes = { prBytes: shape.prKb * 1024, trBytes: shape.trKb * 1024, nowMs };
+  for (let i = 0; i < shape.namespaces; i++) {
+    const plan = planLeftoverNamespace(shape, i);
+    for (const run of [...plan.pipelineRuns, ...plan.taskRuns]) yield () => seedLeftoverRun(api, run, sizes, sent);
+    for (const gone of plan.goneClaims) yield () => post(api, `/api/v1/namespaces/${plan.name}/persistentvolumeclaims`, goneClaimObject(gone), sent);
+    for (const gone of plan.goneSecrets) yield () => post(api, `/api/v1/namespaces/${plan.name}/secrets`, goneSecretObject(gone), sent);
+  }
 }
 
 function progressLine(what: string, done: number, total: number, started: number): string {
