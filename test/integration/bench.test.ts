@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { childrenOf, leftoverTotals, planLeftoverNamespace, podsOf, podsOfRun, type LeftoverRunPlan } from '../../bench/leftovers.js';
 import { planNamespace, type ClusterShape, type RunPhase } from '../../bench/objects.js';
 import { readsPerNamespace } from '../../src/kube/cluster.js';
 
@@ -192,4 +193,137 @@ test('npm run bench at a tiny size seeds, measures and prints a table and one JS
   assert.ok(result.live.achievedQps > 0 && result.live.achievedQps <= 2 * QPS, `${result.live.achievedQps} deletes/s at --qps ${QPS}`);
   assert.equal(typeof result.live.withinTenPercent, 'boolean');
   assert.equal(result.load.before.length, 3);
+});
+
+// The leftovers shape (issue 14) at a tiny size: no PipelineResources; claims, Pipelines-as-Code
+// Secrets, Pods and affinity-assistant StatefulSets beside the runs (bench/leftovers.ts).
+const LEFTOVER_RUNS = 400;
+const LEFTOVER_CLAIMS = 120;
+const LEFTOVER_SECRETS = 120;
+/**
+ * Discovery with leftover collectors on a current Tekton's server: the tekton.dev group and
+ * its two versions (no PipelineResource CRD), then /api/v1 and /apis/apps/v1, where claims,
+ * Secrets, Pods and StatefulSets are served.
+ */
+const LEFTOVER_DISCOVERY_REQUESTS = 5;
+const GI = 1024 ** 3;
+
+/**
+ * The dry run's decisions, by kind and reason, and the bytes of the claims it would delete,
+ * decided from the plan by docs/spec.md's leftover rules rather than by the collector (with
+ * --min-age 0s and no retention): a claim or Secret is kept while a run linked to it is active
+ * (its owner, the owner's child TaskRuns bound to it), then while a Pod that has not finished
+ * uses it; it is deleted as runs-finished when every linked run has finished, as owner-gone when
+ * its owner (by ownerReference, or an affinity assistant's claim by its label) is gone, as
+ * unreferenced when nothing links it. An affinity assistant is kept while its PipelineRun runs.
+ */
+function expectedLeftoverDecisions(shape: ClusterShape): { byKind: Record<string, { targets: number; delete: number; keep: number }>; reasons: Record<string, number>; candidateBytes: number } {
+  const byKind: Record<string, { targets: number; delete: number; keep: number }> = {};
+  const reasons: Record<string, number> = {};
+  let candidateBytes = 0;
+  const decide = (kind: string, reason: string, bytes = 0): void => {
+    const action = ['runs-finished', 'owner-gone', 'unreferenced'].includes(reason) ? 'delete' : 'keep';
+    const counts = (byKind[kind] ??= { targets: 0, delete: 0, keep: 0 });
+    counts.targets++;
+    counts[action]++;
+    reasons[reason] = (reasons[reason] ?? 0) + 1;
+    if (action === 'delete') candidateBytes += bytes;
+  };
+  const isActive = (phase: RunPhase): boolean => phase === 'pending' || phase === 'running';
+  // A run's links are itself and its children, bound to its claim and its Secret by name.
+  const linkedActive = (run: LeftoverRunPlan): boolean => isActive(run.phase) || childrenOf(run).some((child) => isActive(child.phase));
+  for (let index = 0; index < shape.namespaces; index++) {
+    const plan = planLeftoverNamespace(shape, index);
+    for (const run of [...plan.pipelineRuns, ...plan.taskRuns]) {
+      // The Pods that have not finished and name this run's claim or Secret: its running TaskRuns', a debug Pod.
+      const runningPods = podsOfRun(run).filter((pod) => pod.phase === 'Running');
+      if (run.claim !== undefined) {
+        const bytes = Number.parseInt(run.claim.storage, 10) * GI;
+        const inUse = runningPods.some((pod) => pod.claim);
+        decide('PersistentVolumeClaim', linkedActive(run) ? 'referenced-by-active-run' : inUse ? 'in-use-by-pod' : 'runs-finished', bytes);
+      }
+      if (run.secret !== undefined) {
+        const inUse = runningPods.some((pod) => pod.secret === run.secret);
+        decide('Secret', linkedActive(run) ? 'referenced-by-active-run' : inUse ? 'in-use-by-pod' : 'runs-finished');
+      }
+      if (run.kind === 'PipelineRun' && run.phase === 'running' && run.claim !== undefined) decide('StatefulSet', 'referenced-by-active-run');
+    }
+    for (const gone of plan.goneClaims) decide('PersistentVolumeClaim', 'owner-gone', Number.parseInt(gone.storage ?? '', 10) * GI);
+    for (const gone of plan.goneSecrets) decide('Secret', gone.link === 'owner' ? 'owner-gone' : 'unreferenced');
+  }
+  return { byKind, reasons, candidateBytes };
+}
+
+/**
+ * Requests of the leftovers dry run: discovery and the namespaces; its targets across the
+ * cluster in COLLECTOR_NAMES order (the affinity assistants by their label, the Secrets as
+ * metadata by theirs, the claims), each in pages of PAGE_SIZE; then in each namespace holding
+ * targets (NAMESPACES of NAMESPACES + 4, so one by one) the PipelineRuns, the TaskRuns, the Pods
+ * and the StatefulSets, a page each at this size.
+ */
+function expectedLeftoverRequests(shape: ClusterShape): number {
+  const totals = leftoverTotals(shape);
+  const pages = (count: number): number => Math.max(1, Math.ceil(count / PAGE_SIZE));
+  let perNamespace = 0;
+  for (let index = 0; index < shape.namespaces; index++) {
+    const plan = planLeftoverNamespace(shape, index);
+    const taskRuns = plan.taskRuns.length + plan.pipelineRuns.reduce((sum, run) => sum + run.children, 0);
+    perNamespace += pages(plan.pipelineRuns.length) + pages(taskRuns) + pages(podsOf(plan).length) + pages(plan.pipelineRuns.filter((run) => run.phase === 'running' && run.claim !== undefined).length);
+  }
+  return LEFTOVER_DISCOVERY_REQUESTS + NAMESPACE_REQUESTS + pages(totals.statefulSets) + pages(totals.secrets) + pages(totals.claims) + perNamespace;
+}
+
+test('npm run bench --shape leftovers at a tiny size reads and decides every leftover, and its live pass deletes Secrets', { timeout: 600_000 }, async () => {
+  const { code, stdout, stderr } = await runBench([
+    '--shape', 'leftovers',
+    '--runs', String(LEFTOVER_RUNS),
+    '--claims', String(LEFTOVER_CLAIMS),
+    '--secrets', String(LEFTOVER_SECRETS),
+    '--namespaces', String(NAMESPACES),
+    '--live-deletes', String(LIVE_DELETES),
+    '--qps', String(QPS),
+    '--page-size', String(PAGE_SIZE),
+    '--repeat', '1',
+  ]);
+  assert.equal(code, 0, `bench failed:\n${stderr.slice(-4000)}`);
+  const lines = stdout.trimEnd().split('\n');
+  assert.match(lines[1] ?? '', new RegExp(`${LEFTOVER_CLAIMS} PVCs, ${LEFTOVER_SECRETS} Secrets`), 'the table says what the shape seeds');
+  const line = JSON.parse(lines.at(-1) ?? '') as BenchLine & {
+    results: { leftovers: { claims: number; secrets: number; pods: number; statefulSets: number }; dryRun: { summary: { byKind: Record<string, unknown>; bytes: { candidates: number; released: number; pending: number } } } }[];
+  };
+  const [result] = line.results;
+  assert.ok(result !== undefined);
+  const shape: ClusterShape = { targets: 0, runs: LEFTOVER_RUNS, namespaces: NAMESPACES, prKb: 8, trKb: 4, leftovers: { claims: LEFTOVER_CLAIMS, secrets: LEFTOVER_SECRETS } };
+  const totals = leftoverTotals(shape);
+  assert.deepEqual(result.leftovers, { claims: LEFTOVER_CLAIMS, secrets: LEFTOVER_SECRETS, pods: totals.pods, statefulSets: totals.statefulSets });
+  assert.ok(totals.pods > 0 && totals.statefulSets > 0, `the shape has Pods and StatefulSets: ${JSON.stringify(totals)}`);
+  const everything = totals.runs + totals.claims + totals.secrets + totals.pods + totals.statefulSets;
+  assert.equal(totals.runs, LEFTOVER_RUNS);
+  assert.deepEqual(result.seed, { ...result.seed, reused: false, objects: everything });
+
+  // The floor reads what the dry run must: the claims, the Secrets' metadata, the runs, the Pods and StatefulSets.
+  const pages = (count: number): number => Math.max(1, Math.ceil(count / PAGE_SIZE));
+  let pipelineRuns = 0;
+  for (let index = 0; index < NAMESPACES; index++) pipelineRuns += planLeftoverNamespace(shape, index).pipelineRuns.length;
+  assert.equal(result.floor.items, everything);
+  assert.equal(result.floor.requests, pages(totals.claims) + pages(totals.secrets) + pages(pipelineRuns) + pages(totals.runs - pipelineRuns) + pages(totals.pods) + pages(totals.statefulSets));
+
+  // The dry run saw every leftover and every run, and decided each as the rules decide it from the plan.
+  const expected = expectedLeftoverDecisions(shape);
+  const { summary } = result.dryRun;
+  assert.equal(summary.targets, totals.claims + totals.secrets + totals.statefulSets);
+  assert.equal(summary.runs, LEFTOVER_RUNS);
+  assert.deepEqual(summary.byKind, expected.byKind);
+  assert.deepEqual(summary.reasons, expected.reasons);
+  for (const reason of ['referenced-by-active-run', 'in-use-by-pod', 'runs-finished', 'owner-gone', 'unreferenced']) {
+    assert.ok((expected.reasons[reason] ?? 0) > 0, `the mix has ${reason}: ${JSON.stringify(expected.reasons)}`);
+  }
+  assert.deepEqual(summary.bytes, { candidates: expected.candidateBytes, released: 0, pending: 0 });
+  assert.equal(result.dryRun.retries, 0);
+  assert.equal(result.dryRun.requests, expectedLeftoverRequests(shape), `the dry run made ${result.dryRun.requests} requests, the floor ${result.floor.requests}`);
+
+  // The live pass deleted every ownerless Secret seeded for it, each with a request of its own.
+  assert.deepEqual(result.live.results, { deleted: LIVE_DELETES });
+  assert.equal(result.live.deleted, LIVE_DELETES);
+  assert.ok(result.live.achievedQps > 0 && result.live.achievedQps <= 2 * QPS, `${result.live.achievedQps} deletes/s at --qps ${QPS}`);
 });
