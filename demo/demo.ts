@@ -228,7 +228,7 @@ function describeLeftovers(leftovers: readonly Leftover[]): string[] {
       lines.push(`${INDENT}  ${run}:`);
     }
     const name = `${KUBECTL_KIND[leftover.kind]}/${leftover.name}`;
-    lines.push(`${INDENT}    ${name.padEnd(52)} ${(leftover.size ?? '').padEnd(5)} ${leftover.what.padEnd(40)} => ${leftover.expect}: ${leftover.why}`);
+    lines.push(`${INDENT}    ${name.padEnd(52)} ${(leftover.size ?? '').padEnd(5)} ${leftover.what.padEnd(43)} => ${leftover.expect}: ${leftover.why}`);
   }
   return lines;
 }
