@@ -14,7 +14,7 @@ import { RUN_KIND_NAMES } from './kinds.js';
 import { AFFINITY_ASSISTANT_COMPONENT, AFFINITY_ASSISTANT_PREFIX, COMPONENT_LABEL, INSTANCE_LABEL, MANAGED_BY_LABEL, PAC_MANAGED_BY, PAC_SECRET_PREFIX, PIPELINE_RUN_LABEL, TEKTON_GROUP } from './labels.js';
 import { parseQuantityBytes } from './quantity.js';
 import { describeValue, isRecord } from './refs.js';
-import { isRetentionKey, readOwnerRef, requiredMetadata, requiredString, shown, stringMap, UnreadableObjectError } from './runs.js';
+import { isRetentionKey, readOwnerReferences, requiredMetadata, requiredString, shown, stringMap, UnreadableObjectError } from './runs.js';
 import { EMPTY_LIST, type LeftoverMarker, type LeftoverTarget, type OwnerRef, type ReadProblem, type TargetKindName, type TargetRecord } from './types.js';
 
 /** An ownerReference with the apiVersion it was written with. */
@@ -65,18 +65,6 @@ function readObject(obj: unknown, kind: TargetKindName): ReadObject & { metadata
     problems.push({ field: 'metadata.deletionTimestamp', problem: `expected a timestamp, found ${shown(deletionTimestamp)}` });
   }
   return read;
-}
-
-function readOwnerReferences(value: unknown, problems: ReadProblem[]): OwnerReference[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) {
-    problems.push({ field: 'metadata.ownerReferences', problem: `expected an array, found ${describeValue(value)}` });
-    return [];
-  }
-  return value.flatMap((ref: unknown, index) => {
-    const owner = readOwnerRef(ref, `metadata.ownerReferences[${index}]`, problems);
-    return owner === undefined ? [] : [owner];
-  });
 }
 
 /** `tekton.dev/<any version>`: the version is ignored, the group is not. */

@@ -289,7 +289,8 @@ export function stringMap(metadata: Record<string, unknown>, key: string, proble
   return copy;
 }
 
-function ownerRefs(value: unknown, problems: ReadProblem[]): OwnerRef[] {
+/** metadata.ownerReferences, each with the apiVersion it was written with (a marker checks the group). */
+export function readOwnerReferences(value: unknown, problems: ReadProblem[]): (OwnerRef & { apiVersion: string })[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) {
     problems.push({ field: 'metadata.ownerReferences', problem: `expected an array, found ${describeValue(value)}` });
@@ -297,6 +298,11 @@ function ownerRefs(value: unknown, problems: ReadProblem[]): OwnerRef[] {
   }
   return value.flatMap((ref: unknown, index) => {
     const owner = readOwnerRef(ref, `metadata.ownerReferences[${index}]`, problems);
-    return owner === undefined ? [] : [{ kind: owner.kind, name: owner.name, uid: owner.uid, controller: owner.controller }];
+    return owner === undefined ? [] : [owner];
   });
+}
+
+/** A PipelineResource's ownerReferences without their apiVersion: its record keeps only what identifies the owner. */
+function ownerRefs(value: unknown, problems: ReadProblem[]): OwnerRef[] {
+  return readOwnerReferences(value, problems).map(({ kind, name, uid, controller }) => ({ kind, name, uid, controller }));
 }
