@@ -55,6 +55,8 @@ export interface DatedView {
   readAt: number;
   /** How long reading it took: the next refresh starts this much ahead of time. */
   readMs: number;
+  /** The resourceVersions, by uid, of runs the listing read and did not keep (core/needed.ts): a re-check knows them. */
+  passedOver?: ReadonlyMap<string, string>;
 }
 
 /** Where a re-check reads: the candidates' namespaces, and of those the ones whose candidates Pods or StatefulSets may hold. */
@@ -82,7 +84,7 @@ export async function refreshView(
   pass: RecheckScope,
 ): Promise<DatedView> {
   const readAt = deps.now().getTime();
-  const { changed, goneUids } = await deps.cluster.runsChangedSince(apis, dated.view.runs, pass.namespaces, pass.scope);
+  const { changed, goneUids } = await deps.cluster.runsChangedSince(apis, dated.view.runs, pass.namespaces, pass.scope, dated.passedOver);
   const namespaces = await deps.cluster.readNamespaces(pass.scope);
   const holders = pass.holders ?? { pods: [], statefulSets: [] };
   const pods = holders.pods.length === 0 ? undefined : await deps.cluster.listPods(apis, pass.scope, holders.pods, { recheck: true });
@@ -103,7 +105,7 @@ export async function refreshView(
     ...(freshPods !== undefined && { pods: freshPods }),
     ...(freshStatefulSets !== undefined && { statefulSets: freshStatefulSets }),
   };
-  return { view, readAt, readMs: deps.now().getTime() - readAt };
+  return { view, readAt, readMs: deps.now().getTime() - readAt, ...(dated.passedOver !== undefined && { passedOver: dated.passedOver }) };
 }
 
 /** The view's holders of one kind: those listed again replace the ones of their namespaces. */

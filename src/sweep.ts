@@ -1,6 +1,7 @@
 import { breachText, capBreaches } from './caps.js';
 import { DEFAULT_COLLECTORS, collectorOf, type Collector } from './core/collectors.js';
 import { RUN_KINDS, RUN_KIND_NAMES } from './core/kinds.js';
+import { PassedOverRuns, runsNeededBy } from './core/needed.js';
 import { formatRetentionDuration } from './core/retention.js';
 import { isExcluded } from './core/scope.js';
 import type { ClusterView, Decision, Policy, TargetRecord } from './core/types.js';
@@ -88,26 +89,28 @@ export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans 
       errors: fields.errors ?? [],
     });
 
-  let apis: ServedApis;
-  let listed: DatedView;
-  try {
-    apis = await deps.cluster.discover(config.collect);
-    if (Object.keys(apis.targets).length === 0) {
-      return { kind: 'not-served', lines: apis.skipped.map((skip) => skip.why) };
-    }
-    warnings.push(...apis.skipped.map((skip) => skip.why), ...unservedRunKinds(apis));
-    listed = await readCluster(deps, apis, scope);
-  } catch (error) {
+  const couldNotRead = (error: unknown): PassOutcome => {
     // A partial view of the runs is never taken for the whole: nothing is decided or deleted.
     const message = readFailure(error);
     deps.log.error({ err: message }, 'could not read the cluster; nothing deleted');
     return { kind: 'done', report: finish({ runs: 0, decisions: [], errors: [message] }), exitCode: EXIT_COULD_NOT_RUN };
+  };
+  let apis: ServedApis;
+  try {
+    apis = await deps.cluster.discover(config.collect);
+  } catch (error) {
+    return couldNotRead(error);
   }
-  const { view } = listed;
+  if (Object.keys(apis.targets).length === 0) {
+    return { kind: 'not-served', lines: apis.skipped.map((skip) => skip.why) };
+  }
+  warnings.push(...apis.skipped.map((skip) => skip.why), ...unservedRunKinds(apis));
+  const decided = await readAndDecide(deps, apis, scope, policy, { recheck: !config.dryRun });
+  if (decided.kind === 'unreadable') return couldNotRead(decided.error);
   for (const warning of warnings) deps.log.warn(warning);
 
-  const decidedAt = deps.now();
-  let decisions = decideBounded(view, policy, decidedAt);
+  const { decidedAt, runsRead } = decided;
+  let decisions = decided.decisions;
   logWarnings(deps.log, decisions);
   // `apply`: only the plan's entries, each deleted only if unchanged and still collectable.
   const known = new Map<string, Result>();
@@ -120,12 +123,13 @@ export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans 
     } catch (error) {
       const message = readFailure(error);
       deps.log.error({ err: message }, 'could not read the planned targets; nothing deleted');
-      return { kind: 'done', report: finish({ runs: view.runs.length, decisions: [], errors: [message] }), exitCode: EXIT_COULD_NOT_RUN };
+      return { kind: 'done', report: finish({ runs: runsRead, decisions: [], errors: [message] }), exitCode: EXIT_COULD_NOT_RUN };
     }
   }
   const candidates = decisions.filter((decision) => decision.action === 'delete' && (deletable?.has(decision.target.uid) ?? true));
   const breaches = capBreaches(candidates, config);
-  if (config.dryRun || candidates.length === 0) {
+  // A dry run is the pass that does not re-check (readAndDecide's `recheck`).
+  if (decided.kind === 'decided' || candidates.length === 0) {
     for (const breach of config.dryRun ? breaches : []) {
       const what = breach.collector === undefined ? `its ${breach.count} candidates are` : `its ${breach.count} candidates of ${breach.collector} are`;
       const warning = `a live pass with these settings would delete nothing and exit 3: ${what} more than ${breach.flag}`;
@@ -135,7 +139,7 @@ export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans 
     if (config.dryRun) await recordEvents(deps, candidates.map((decision) => ({ decision, result: 'would-delete' as const })));
     const plan = config.dryRun && plans.write !== undefined ? buildPlan({ decisions, settings: planSettings(config), cluster: plans.write.cluster, createdAt: decidedAt }) : undefined;
     if (plan !== undefined && plans.write !== undefined) reportPlan = { mode: 'written', file: plans.write.file, digest: plan.digest, entries: plan.entries.length };
-    return { kind: 'done', report: finish({ runs: view.runs.length, decisions, results: known }), exitCode: EXIT_OK, ...(plan !== undefined && { plan }) };
+    return { kind: 'done', report: finish({ runs: runsRead, decisions, results: known }), exitCode: EXIT_OK, ...(plan !== undefined && { plan }) };
   }
   const [firstBreach] = breaches;
   if (firstBreach !== undefined) {
@@ -143,13 +147,13 @@ export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans 
     const message = `the plan deletes ${breaches.map(breachText).join(', and ')}: nothing was deleted`;
     deps.log.error(breaches.length === 1 && firstBreach.collector === undefined ? { candidates: firstBreach.count, maxDeletions: firstBreach.limit } : { breaches }, message);
     const results = new Map([...known, ...candidates.map((decision): [string, Result] => [decision.target.uid, 'aborted'])]);
-    return { kind: 'done', report: finish({ runs: view.runs.length, decisions, results, errors: [message] }), exitCode: EXIT_PARTIAL };
+    return { kind: 'done', report: finish({ runs: runsRead, decisions, results, errors: [message] }), exitCode: EXIT_PARTIAL };
   }
 
   const allAborted = (): Map<string, Result> => new Map([...known, ...candidates.map((decision): [string, Result] => [decision.target.uid, 'aborted'])]);
   const interrupted = (): PassOutcome => ({
     kind: 'done',
-    report: finish({ runs: view.runs.length, decisions, results: allAborted(), errors: [INTERRUPTED_BEFORE_EVERY_DELETE] }),
+    report: finish({ runs: runsRead, decisions, results: allAborted(), errors: [INTERRUPTED_BEFORE_EVERY_DELETE] }),
     exitCode: EXIT_PARTIAL,
   });
   // SIGTERM while deciding: the re-check (a read of every candidate namespace) is not begun.
@@ -158,13 +162,13 @@ export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans 
   let fresh: DatedView;
   try {
     deps.progress?.update({ stage: 're-checking', candidates: candidates.length });
-    fresh = await refreshView(deps, apis, listed, { scope, namespaces: candidateNamespaces(candidates), holders: holderNamespaces(candidates) });
+    fresh = await refreshView(deps, apis, decided.listed, { scope, namespaces: candidateNamespaces(candidates), holders: holderNamespaces(candidates) });
     final = redecide(policy, fresh.view, decisions, deps.now(), deletable);
   } catch (error) {
     if (error instanceof Interrupted) return interrupted();
     const message = `re-check before deleting failed, nothing was deleted: ${errorMessage(error)}`;
     deps.log.error({ err: errorMessage(error) }, 're-check failed; nothing deleted');
-    return { kind: 'done', report: finish({ runs: view.runs.length, decisions, results: allAborted(), errors: [message] }), exitCode: EXIT_COULD_NOT_RUN };
+    return { kind: 'done', report: finish({ runs: runsRead, decisions, results: allAborted(), errors: [message] }), exitCode: EXIT_COULD_NOT_RUN };
   }
 
   const deletion = await deleteCandidates(deps, apis, {
@@ -186,7 +190,7 @@ export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans 
   const exitCode = failed || errors.length > 0 ? EXIT_PARTIAL : EXIT_OK;
   return {
     kind: 'done',
-    report: finish({ runs: view.runs.length, decisions: deletion.decisions, results: deletion.results, errors }),
+    report: finish({ runs: runsRead, decisions: deletion.decisions, results: deletion.results, errors }),
     exitCode,
   };
 }
@@ -251,22 +255,50 @@ function unservedRunKinds(apis: ServedApis): string[] {
  * namespace only (core/kinds.ts, refs.ts), a target's ownerReferences never leave its
  * namespace, nor a child TaskRun's, so a run anywhere else cannot change a decision.
  */
-async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope): Promise<DatedView> {
+async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope, options: { recheck: boolean }): Promise<{ listed: DatedView; runsRead: number }> {
   const readAt = deps.now().getTime();
   deps.progress?.update({ stage: 'listing-targets' });
   const targets = inScope(await deps.cluster.listTargets(apis, scope), scope);
   deps.progress?.update({ stage: 'listing-runs', targets: targets.length });
   const targetNamespaces = [...new Set(targets.map((target) => target.namespace))].sort();
-  const runs = await deps.cluster.listRuns(apis, scope, targetNamespaces);
+  // Runs no decision reads are counted and forgotten as they are read (core/needed.ts); a
+  // pass that re-checks keeps their versions, to tell them from new runs.
+  const passedOver = new PassedOverRuns(runsNeededBy(targets), { versions: options.recheck });
+  const runs = await deps.cluster.listRuns(apis, scope, targetNamespaces, passedOver);
   // Then what may hold a leftover, where targets whose rules read it are: never for PipelineResources alone.
   const pods = apis.pods === undefined ? undefined : await deps.cluster.listPods(apis, scope, namespacesWhere(targets, (collector) => collector.reads.pods));
   const statefulSets = apis.statefulSets === undefined ? undefined : await deps.cluster.listStatefulSets(apis, scope, namespacesWhere(targets, (collector) => collector.reads.statefulSets));
   const namespaces = await deps.cluster.readNamespaces(scope);
-  deps.progress?.update({ stage: 'deciding', targets: targets.length, runs: runs.length });
-  deps.log.debug({ targets: targets.length, runs: runs.length, targetNamespaces: targetNamespaces.length, namespaces: namespaces.size, ...(pods !== undefined && { pods: pods.length }), ...(statefulSets !== undefined && { statefulSets: statefulSets.length }) }, 'cluster read');
+  const runsRead = runs.length + passedOver.count;
+  deps.progress?.update({ stage: 'deciding', targets: targets.length, runs: runsRead });
+  deps.log.debug({ targets: targets.length, runs: runsRead, runsKept: runs.length, targetNamespaces: targetNamespaces.length, namespaces: namespaces.size, ...(pods !== undefined && { pods: pods.length }), ...(statefulSets !== undefined && { statefulSets: statefulSets.length }) }, 'cluster read');
   logReadProblems(deps.log, runs);
   const view: ClusterView = { targets, runs, namespaces, ...(pods !== undefined && { pods }), ...(statefulSets !== undefined && { statefulSets }) };
-  return { view, readAt, readMs: deps.now().getTime() - readAt };
+  const listed: DatedView = { view, readAt, readMs: deps.now().getTime() - readAt, ...(passedOver.versions !== undefined && { passedOver: passedOver.versions }) };
+  return { listed, runsRead };
+}
+
+/** What a pass read and decided: the listing itself is kept only for a pass that re-checks it before deleting. */
+type Decided =
+  | { kind: 'unreadable'; error: unknown }
+  | { kind: 'decided'; decisions: Decision[]; decidedAt: Date; runsRead: number }
+  | { kind: 'decided-to-recheck'; decisions: Decision[]; decidedAt: Date; runsRead: number; listed: DatedView };
+
+/**
+ * Reads the cluster and decides. A dry run never reads a run again: its runs' records are let
+ * go when this returns, before the report's items are built, which can take their place.
+ */
+async function readAndDecide(deps: SweepDeps, apis: ServedApis, scope: Scope, policy: Policy, options: { recheck: boolean }): Promise<Decided> {
+  let read: { listed: DatedView; runsRead: number };
+  try {
+    read = await readCluster(deps, apis, scope, options);
+  } catch (error) {
+    return { kind: 'unreadable', error };
+  }
+  const decidedAt = deps.now();
+  const decisions = decideBounded(read.listed.view, policy, decidedAt);
+  const { runsRead, listed } = read;
+  return options.recheck ? { kind: 'decided-to-recheck', decisions, decidedAt, runsRead, listed } : { kind: 'decided', decisions, decidedAt, runsRead };
 }
 
 /** The namespaces, sorted, that hold targets of a collector `reads` picks. */

@@ -1,6 +1,7 @@
 import { COLLECTORS, COLLECTOR_NAMES, DEFAULT_COLLECTORS, collectorOf, type Collector, type CollectorName } from '../core/collectors.js';
 import { toPodRecord, toStatefulSetRecord } from '../core/holders.js';
 import { RUN_KINDS, RUN_KIND_NAMES, TARGET_KIND, preferredRunVersion } from '../core/kinds.js';
+import type { PassedOverRuns } from '../core/needed.js';
 import { toNamespaceRecord, toRunRecord } from '../core/runs.js';
 import { isExcluded } from '../core/scope.js';
 import type { NamespaceRecord, PodRecord, RunKindName, RunRecord, StatefulSetRecord, TargetRecord } from '../core/types.js';
@@ -239,26 +240,34 @@ export class KubeCluster {
    * namespace only, so runs elsewhere cannot change a decision), or in every namespace in
    * scope when none are given. The lists go one namespace at a time or across the cluster,
    * as readsPerNamespace weighs them; what a list across the cluster brings from other
-   * namespaces is dropped.
+   * namespaces is dropped. With `passedOver`, only the runs it keeps are answered; it counts
+   * the others.
    */
-  async listRuns(apis: ServedApis, scope: Scope, namespaces?: readonly string[]): Promise<RunRecord[]> {
+  async listRuns(apis: ServedApis, scope: Scope, namespaces?: readonly string[], passedOver?: PassedOverRuns): Promise<RunRecord[]> {
     const where = namespaces ?? (hasNamespaceSelector(scope) ? await this.selectNamespaces(scope) : undefined);
+    const wanted = where === undefined ? undefined : new Set(where);
     const runs: RunRecord[] = [];
     for (const kind of RUN_KIND_NAMES) {
       const served = apis.runs[kind];
       if (served === undefined) {
         continue;
       }
-      const toRecord = (item: unknown): RunRecord => toRunRecord(item, kind, { leftovers: apis.leftovers });
+      // A run passed over is forgotten as its page is read (undefined here), never held with the others.
+      const toRecord = (item: unknown): RunRecord | undefined => {
+        const run = toRunRecord(item, kind, { leftovers: apis.leftovers });
+        // A run of another namespace (from a list across the cluster) is dropped below, and not counted.
+        if (passedOver === undefined || (wanted !== undefined && run.namespace !== '' && !wanted.has(run.namespace))) return run;
+        return passedOver.keeps(run) ? run : undefined;
+      };
       const records =
         where === undefined
           ? (await this.inScope(scope, (namespace, fieldSelector) => listAll(this.http, served.resource, { namespace, fieldSelector, pageSize: this.pageSize }, toRecord))).map(
               (list) => list.records,
             )
-          : [await this.listIn(served.resource, { namespaces: where, scope }, toRecord)];
+          : [await this.listIn(served.resource, { namespaces: where, scope }, toRecord, (run) => run?.namespace)];
       // One push per record: a spread of 150,000 records overflows the call stack.
       for (const list of records) {
-        for (const run of list) runs.push(run);
+        for (const run of list) if (run !== undefined) runs.push(run);
       }
     }
     return runs;
@@ -304,12 +313,14 @@ export class KubeCluster {
    * listed again in full (one by one when few, else once across the cluster). `scope`
    * keeps the reads inside what the pass may read: named namespaces are always read one
    * by one. The caller dates the answer by when it called, before the first read.
+   * `passedOver`: the resourceVersions, by uid, of runs the listing read and did not keep.
    */
   async runsChangedSince(
     apis: ServedApis,
     listed: readonly RunRecord[],
     namespaces: readonly string[],
     scope: Scope,
+    passedOver?: ReadonlyMap<string, string>,
   ): Promise<{ changed: RunRecord[]; goneUids: Set<string> }> {
     const wanted = new Set(namespaces);
     const changed: RunRecord[] = [];
@@ -328,7 +339,9 @@ export class KubeCluster {
       for (const run of listedOfKind) {
         if (!seen.has(run.uid)) goneUids.add(run.uid);
       }
-      const touched = [...new Set(metadata.filter((item) => listedVersions.get(item.uid) !== item.resourceVersion).map((item) => item.namespace))];
+      // A run the listing passed over (PassedOverRuns) is not new: unchanged, it changes nothing.
+      const versionOf = (uid: string): string | undefined => listedVersions.get(uid) ?? passedOver?.get(uid);
+      const touched = [...new Set(metadata.filter((item) => versionOf(item.uid) !== item.resourceVersion).map((item) => item.namespace))];
       if (touched.length === 0) {
         continue;
       }
@@ -339,7 +352,7 @@ export class KubeCluster {
       );
       const present = new Set(current.map((run) => run.uid));
       for (const run of current) {
-        if (listedVersions.get(run.uid) !== run.resourceVersion) changed.push(run);
+        if (versionOf(run.uid) !== run.resourceVersion) changed.push(run);
       }
       for (const run of listedOfKind) {
         if (touchedSet.has(run.namespace) && !present.has(run.uid)) goneUids.add(run.uid);

@@ -7,13 +7,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
+import { PassedOverRuns, runsNeededBy } from '../../src/core/needed.js';
 import { KubeCluster } from '../../src/kube/cluster.js';
 import { DEFAULT_RETRY, KubeHttp } from '../../src/kube/http.js';
 import { RECHECK_INTERVAL_MS } from '../../src/deletephase.js';
 import { matches, startFaultProxy, type FaultProxy, type SeenRequest } from '../support/faultproxy.js';
 import { connectionFor, passInProcess } from '../support/pass.js';
 import { Seeder } from '../support/seed.js';
-import { gitResource, hoursAgo, pipelineRun } from '../support/tekton.js';
+import { gitResource, hoursAgo, pipelineRun, taskRun } from '../support/tekton.js';
 
 /** Figures for the closing note and README, printed when the file ends. */
 const figures: Record<string, unknown> = { wrongDeletions: 0 };
@@ -152,6 +153,47 @@ describe('delete phase on a real API server', () => {
     figures['windowDeletes'] = deletes.length;
     assert.ok(rechecks.length >= 3, `${rechecks.length} re-checks over ${deletes.length} deletes`);
     assert.ok(oldest <= RECHECK_INTERVAL_MS, `a DELETE was sent ${oldest} ms after the start of the re-check it stood on`);
+  });
+
+  test('runs the listing passed over are neither new nor changed at the re-check, until one changes', async () => {
+    const namespace = `dp-${++counter}`;
+    await seed.namespace(namespace);
+    await seed.create(gitResource({ name: 'cand', namespace }, 'c'));
+    const parent = await seed.create(pipelineRun('v1beta1', { name: 'build', namespace }, { resources: ['cand'] }), { state: 'succeeded', finishedAt: hoursAgo(2) });
+    // A PipelineRun's children as old Tekton made them: resources embedded, naming nothing.
+    const owner = { apiVersion: 'tekton.dev/v1beta1', kind: 'PipelineRun', name: 'build', uid: parent.uid, controller: true };
+    for (const task of ['fetch', 'build', 'scan']) {
+      await seed.create(taskRun('v1beta1', { name: `build-${task}`, namespace, ownerReferences: [owner] }, { inputs: [], outputs: [] }), { state: 'succeeded', finishedAt: hoursAgo(2) });
+    }
+    await seed.create(taskRun('v1beta1', { name: 'scan', namespace }, { inputs: ['cand'], outputs: [] }), { state: 'succeeded', finishedAt: hoursAgo(1) });
+    const http = await KubeHttp.create(await connectionFor(controlPlane.kubeConfig()), { maxSockets: 2, retry: DEFAULT_RETRY, requestTimeoutMs: 30_000 });
+    try {
+      const cluster = new KubeCluster(http, 500);
+      const apis = await cluster.discover();
+      const scope = { namespaces: [namespace], excludeNamespaces: [], selector: '' };
+      const targets = await cluster.listTargets(apis, scope);
+      const passedOver = new PassedOverRuns(runsNeededBy(targets), { versions: true });
+      const listed = await cluster.listRuns(apis, scope, [namespace], passedOver);
+      assert.deepEqual(listed.map((run) => `${run.kind}/${run.name}`).sort(), ['PipelineRun/build', 'TaskRun/scan']);
+      assert.equal(passedOver.count, 3);
+
+      // Without their versions the children look new: their namespace is listed again in full.
+      const unknown = await cluster.runsChangedSince(apis, listed, [namespace], scope);
+      assert.deepEqual(unknown.changed.map((run) => run.name).sort(), ['build-build', 'build-fetch', 'build-scan']);
+
+      const quiet = http.stats.requests;
+      const unchanged = await cluster.runsChangedSince(apis, listed, [namespace], scope, passedOver.versions);
+      assert.deepEqual([unchanged.changed.length, unchanged.goneUids.size], [0, 0]);
+      // The metadata lists alone, one per kind.
+      assert.equal(http.stats.requests - quiet, 2);
+
+      await seed.label('TaskRun', namespace, 'build-fetch', { touched: 'yes' });
+      const touched = await cluster.runsChangedSince(apis, listed, [namespace], scope, passedOver.versions);
+      assert.deepEqual(touched.changed.map((run) => run.name), ['build-fetch']);
+      assert.equal(touched.goneUids.size, 0);
+    } finally {
+      http.close();
+    }
   });
 
   test('a refresh over 1,000 running runs costs a few lists per kind, not a request per run', async () => {

@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import fc from 'fast-check';
 import { actionFor, decide } from '../../src/core/decide.js';
+import { runsNeededBy } from '../../src/core/needed.js';
 import { toRunRecord } from '../../src/core/runs.js';
 import type { ClusterView, NamespaceRecord, OwnerRef, Policy, RunKindName, RunRecord, RunState, TargetRecord } from '../../src/core/types.js';
 import { NOW } from '../fixtures/unit/records.js';
@@ -134,6 +135,14 @@ const clusterOf = (targets: typeof targetArb) =>
     }));
 
 const clusterArb = clusterOf(targetArb);
+
+/** Half the runs name nothing (as a PipelineRun's child TaskRuns do), so that many are passed over. */
+const namingLessClusterArb = clusterArb.chain((cluster) =>
+  fc.array(fc.boolean(), { minLength: cluster.runs.length, maxLength: cluster.runs.length }).map((nameless) => ({
+    ...cluster,
+    runs: cluster.runs.map((run, index) => (nameless[index] === true && run.references !== null ? { ...run, references: [] } : run)),
+  })),
+);
 
 /** `retain` set on a target's label and annotation as often as not, so that every pairing of the two is met. */
 const retainPairsClusterArb = clusterOf(targetArbOf(fc.constantFrom(undefined, 'true', 'false', 'yes', '')));
@@ -310,6 +319,28 @@ describe('properties of decide over generated clusters', () => {
       }),
       RUNS,
     );
+  });
+
+  it('the runs a listing passes over change no decision (runsNeededBy)', (t) => {
+    // The second and third branches are the runs that would change decisions if passed over:
+    // a TaskRun naming nothing that owns a target, and a child TaskRun naming a target while
+    // its parent is active. The first shows the filter does pass runs over.
+    const branches = new Branches({ 'run passed over': 300, 'TaskRun owning a target kept': 15, 'child TaskRun naming a target kept': 60 });
+    fc.assert(
+      fc.property(namingLessClusterArb, clockArb, (cluster, now) => {
+        const view = viewOf(cluster);
+        const needed = runsNeededBy(view.targets);
+        const owners = new Set(view.targets.flatMap((target) => target.ownerReferences.map((owner) => owner.uid)));
+        for (const run of view.runs) {
+          if (!needed(run)) branches.hit('run passed over');
+          else if (run.kind === 'TaskRun' && run.references?.length === 0 && owners.has(run.uid)) branches.hit('TaskRun owning a target kept');
+          else if (run.parentPipelineRun !== undefined && (run.references?.length ?? 0) > 0) branches.hit('child TaskRun naming a target kept');
+        }
+        assert.deepEqual(decide({ ...view, runs: view.runs.filter(needed) }, POLICY, now), decide(view, POLICY, now));
+      }),
+      RUNS,
+    );
+    branches.assertReached(t);
   });
 
   it('the decisions do not depend on the order of the lists', () => {
