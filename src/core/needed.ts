@@ -4,8 +4,8 @@
  * TaskRun (PipelineRuns only); a leftover's links read more of it. So a TaskRun read without
  * the leftovers' links that references nothing, was read whole and owns none of the targets
  * can change no decision: a PipelineRun's children, which carry their resources embedded, are
- * half the runs of an old CI cluster. The pass counts them and forgets them (160,000 runs at
- * the benchmark's 4x, 80,000 of them such children).
+ * about half the runs of an old CI cluster. The pass counts them and forgets them (at the
+ * benchmark's 4x, about 78,000 of its 160,000 runs).
  */
 import type { RunRecord, TargetRecord } from './types.js';
 
