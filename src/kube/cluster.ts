@@ -252,12 +252,13 @@ export class KubeCluster {
       if (served === undefined) {
         continue;
       }
-      // A run passed over is forgotten as its page is read (undefined here), never held with the others.
+      // Dropped as its page is read (undefined here), never held with the others: a run of
+      // another namespace (a list across the cluster brings them; not counted), and one the
+      // pass passes over (core/needed.ts; counted).
       const toRecord = (item: unknown): RunRecord | undefined => {
         const run = toRunRecord(item, kind, { leftovers: apis.leftovers });
-        // A run of another namespace (from a list across the cluster) is dropped below, and not counted.
-        if (passedOver === undefined || (wanted !== undefined && run.namespace !== '' && !wanted.has(run.namespace))) return run;
-        return passedOver.keeps(run) ? run : undefined;
+        if (wanted !== undefined && run.namespace !== '' && !wanted.has(run.namespace)) return undefined;
+        return passedOver === undefined || passedOver.keeps(run) ? run : undefined;
       };
       const records =
         where === undefined
