@@ -7,7 +7,9 @@
 // The peak RSS (the kernel's ru_maxrss) only grows, so the stage in which it grew is where the
 // pass held the most; a sampler could not say so, as deciding is one synchronous stretch.
 // One JSON line per stage on stdout. The figures include tsx, which the CLI does not load: read
-// them as differences between stages, and bench.ts's peak RSS as the CLI's.
+// them as differences between stages, and bench.ts's peak RSS as the CLI's. Under
+// --expose-gc, each line also gives the live heap (liveMiB: heap used after a full collection),
+// what the pass holds at that moment, garbage aside; the collections change the peak RSS.
 import { Writable } from 'node:stream';
 import { parseConfig } from '../src/config.js';
 import { KubeCluster } from '../src/kube/cluster.js';
@@ -23,8 +25,16 @@ const MIB = 1024 * 1024;
 const started = performance.now();
 let lastStage = 'start';
 
+/** Present under --expose-gc. */
+const collectGarbage = (globalThis as { gc?: () => void }).gc;
+
 function mark(stage: string): void {
   const memory = process.memoryUsage();
+  let live: number | undefined;
+  if (collectGarbage !== undefined) {
+    collectGarbage();
+    live = process.memoryUsage().heapUsed;
+  }
   const line = {
     // What the peak was when this stage began: it grew during the stage before.
     stage,
@@ -33,6 +43,7 @@ function mark(stage: string): void {
     maxRssMiB: Math.round((process.resourceUsage().maxRSS * 1024) / MIB),
     rssMiB: Math.round(memory.rss / MIB),
     heapUsedMiB: Math.round(memory.heapUsed / MIB),
+    ...(live !== undefined && { liveMiB: Math.round(live / MIB) }),
   };
   lastStage = stage;
   process.stdout.write(`${JSON.stringify(line)}\n`);

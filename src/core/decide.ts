@@ -8,7 +8,7 @@ import type { DecisionFacts, EffectiveRetainFor, OwnerRetain, RuleEnd, TargetFac
 import { buildGraph, compareText, type ReferenceGraph } from './graph.js';
 import { parseTimestampMs, readNamespaceRetain, readTargetRetention, retainValues, retentionKeys } from './retention.js';
 import { holdersShown, unreferenced } from './rules.js';
-import type { Action, ClusterView, Decision, Policy, Reason, ReferenceView, RetentionDuration, TargetKindName, TargetRecord } from './types.js';
+import { EMPTY_LIST, type Action, type ClusterView, type Decision, type Policy, type Reason, type ReferenceView, type RetentionDuration, type TargetKindName, type TargetRecord } from './types.js';
 
 export type { DecisionFacts, EffectiveRetainFor, RuleEnd, TimeBound } from './facts.js';
 
@@ -153,7 +153,8 @@ function decideTarget(facts: TargetFacts, collector: Collector): DecisionWithFac
     reason: verdict.reason,
     message: verdict.message,
     references: facts.references,
-    warnings: facts.warnings,
+    // Most decisions have none: one shared empty list instead of one each.
+    warnings: facts.warnings.length === 0 ? EMPTY_LIST : facts.warnings,
     ...(heldBy.length > 0 && { heldBy }),
   };
   return { decision, facts };

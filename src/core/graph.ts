@@ -111,7 +111,10 @@ export function buildGraph(runs: readonly RunRecord[], holderLists: Holders = {}
       const named = bySpecReference.get(target.namespace)?.get(target.name) ?? [];
       // A run that names the target in its spec and owns it is listed once, as `spec`.
       const owners = new Set(owningRuns(target, byUid).filter((run) => !named.includes(run)));
-      return [...named.map((run) => view(run, 'spec')), ...[...owners].map((run) => view(run, 'ownerReference'))].sort(byKindThenName);
+      // map and concat make arrays of the exact length, and each decision keeps its list: a
+      // spread into a literal leaves room for 16 more (V8), 130 bytes at each of 40,000 targets.
+      const views = named.map((run) => view(run, 'spec'));
+      return (owners.size === 0 ? views : views.concat([...owners].map((run) => view(run, 'ownerReference')))).sort(byKindThenName);
     },
     unreadableRuns(namespace) {
       const here = unreadableByNamespace.get(namespace) ?? [];
@@ -326,9 +329,18 @@ export function compareText(a: string, b: string): number {
   return a < b ? -1 : 1;
 }
 
+/**
+ * Up to this length a list grows by an exact copy. Most lists hold one or two entries (the
+ * runs that name one target), and `push` gives an array room for 16 more (V8 grows it by half
+ * plus 16): about 210 bytes for a list of two against 75 copied, at tens of thousands of lists
+ * (40,000 at the benchmark's 4x). Longer lists grow by `push`, so copying stays cheap.
+ */
+const LISTS_COPIED_UP_TO = 8;
+
 function append<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key);
   if (list === undefined) map.set(key, [value]);
+  else if (list.length < LISTS_COPIED_UP_TO) map.set(key, list.concat([value]));
   else list.push(value);
 }
 

@@ -256,7 +256,7 @@ export class KubeCluster {
       // another namespace (a list across the cluster brings them; not counted), and one the
       // pass passes over (core/needed.ts; counted).
       const toRecord = (item: unknown): RunRecord | undefined => {
-        const run = toRunRecord(item, kind, { leftovers: apis.leftovers });
+        const run = toRunRecord(item, kind, { leftovers: apis.leftovers, ...(passedOver?.strings !== undefined && { strings: passedOver.strings }) });
         if (wanted !== undefined && run.namespace !== '' && !wanted.has(run.namespace)) return undefined;
         return passedOver === undefined || passedOver.keeps(run) ? run : undefined;
       };

@@ -7,6 +7,7 @@ import {
   type KindCounts,
   type Report,
   type ReportItem,
+  type ReportItems,
   type ReportPlan,
   type ReportReference,
   type ReportScope,
@@ -58,17 +59,19 @@ export function showsLeftovers(report: Pick<Report, 'summary'>): boolean {
 
 export function buildReport(pass: PassRecord): Report {
   const collect = pass.scope.collect ?? DEFAULT_COLLECTORS;
-  const items = pass.decisions.map((decision) => toItem(decision, resultOf(decision, pass))).sort(byNamespaceKindName);
+  const items = new DecisionItems(pass);
+  // What the counts read of each item, without making the item.
+  const facts: Iterable<ItemFacts> = { [Symbol.iterator]: () => items.facts() };
   const summary: ReportSummary = {
     targets: items.length,
     runs: pass.runs,
-    delete: countWhere(items, (item) => item.action === 'delete'),
-    keep: countWhere(items, (item) => item.action === 'keep'),
-    results: countResults(items),
-    reasons: countReasons(items),
-    byKind: countByKind(items, collect),
+    delete: countWhere(facts, (item) => item.action === 'delete'),
+    keep: countWhere(facts, (item) => item.action === 'keep'),
+    results: countResults(facts),
+    reasons: countReasons(facts),
+    byKind: countByKind(facts, collect),
   };
-  if (collect.includes(SIZED_COLLECTOR)) summary.bytes = countBytes(items);
+  if (collect.includes(SIZED_COLLECTOR)) summary.bytes = countBytes(facts);
   const report: Report = {
     apiVersion: 'tekton-resource-gc.io/v1',
     kind: 'GCReport',
@@ -85,13 +88,55 @@ export function buildReport(pass: PassRecord): Report {
   return report;
 }
 
+type ItemFacts = Pick<ReportItem, 'kind' | 'action' | 'reason' | 'result' | 'bytes'>;
+
+/**
+ * The items of a pass's report, each made from its decision when a renderer reads it. Built
+ * all at once they were, at 40,000 targets, 15 MiB held beside the decisions they copy,
+ * at the moment the pass held the most (bench/RESULTS.md, issue 17); made one at a time,
+ * each is garbage as soon as its piece of the report is written.
+ */
+class DecisionItems implements ReportItems {
+  private readonly sorted: readonly Decision[];
+  private readonly results: ReadonlyMap<string, Result>;
+  private readonly dryRun: boolean;
+
+  constructor(pass: Pick<PassRecord, 'decisions' | 'results' | 'dryRun'>) {
+    this.sorted = [...pass.decisions].sort(byNamespaceKindName);
+    this.results = pass.results;
+    this.dryRun = pass.dryRun;
+  }
+
+  get length(): number {
+    return this.sorted.length;
+  }
+
+  *[Symbol.iterator](): Generator<ReportItem> {
+    for (const decision of this.sorted) yield toItem(decision, this.resultOf(decision));
+  }
+
+  *facts(): Generator<ItemFacts> {
+    for (const { target, action, reason } of this.sorted) {
+      const bytes = target.leftover?.bytes?.value;
+      yield { kind: target.kind, action, reason, result: this.resultOf({ target, action }), ...(bytes !== undefined && { bytes }) };
+    }
+  }
+
+  private resultOf(decision: Pick<Decision, 'target' | 'action'>): Result {
+    const recorded = this.results.get(decision.target.uid);
+    if (recorded !== undefined) return recorded;
+    if (decision.action === 'keep') return 'kept';
+    return this.dryRun ? 'would-delete' : 'aborted';
+  }
+}
+
 /** Counts of the results that occur, keys in RESULTS order (the order JSON shows them in). */
-export function countResults(items: readonly Pick<ReportItem, 'result'>[]): Partial<Record<Result, number>> {
+export function countResults(items: Iterable<Pick<ReportItem, 'result'>>): Partial<Record<Result, number>> {
   return countInOrder(RESULTS, items, (item) => item.result);
 }
 
 /** Counts of the reasons that occur, keys in ALL_REASONS order (each table's rule order). */
-export function countReasons(items: readonly Pick<ReportItem, 'reason'>[]): Partial<Record<Reason, number>> {
+export function countReasons(items: Iterable<Pick<ReportItem, 'reason'>>): Partial<Record<Reason, number>> {
   return countInOrder(ALL_REASONS, items, (item) => item.reason);
 }
 
@@ -100,7 +145,7 @@ export function countReasons(items: readonly Pick<ReportItem, 'reason'>[]): Part
  * included (a reader sees what was collected), and any other kind an item has; in kind
  * order, as items sort.
  */
-export function countByKind(items: readonly Pick<ReportItem, 'kind' | 'action'>[], collect: readonly CollectorName[]): Partial<Record<TargetKindName, KindCounts>> {
+export function countByKind(items: Iterable<Pick<ReportItem, 'kind' | 'action'>>, collect: readonly CollectorName[]): Partial<Record<TargetKindName, KindCounts>> {
   const tally = new Map<TargetKindName, KindCounts>(collect.map((name) => [COLLECTORS[name].kind, { targets: 0, delete: 0, keep: 0 }]));
   for (const item of items) {
     let counts = tally.get(item.kind);
@@ -114,7 +159,7 @@ export function countByKind(items: readonly Pick<ReportItem, 'kind' | 'action'>[
 }
 
 /** docs/reports.md, "Leftovers in the report": a claim of unknown size adds nothing. */
-export function countBytes(items: readonly Pick<ReportItem, 'bytes' | 'action' | 'result'>[]): ByteCounts {
+export function countBytes(items: Iterable<Pick<ReportItem, 'bytes' | 'action' | 'result'>>): ByteCounts {
   const bytes: ByteCounts = { candidates: 0, released: 0, pending: 0 };
   for (const item of items) {
     if (item.bytes === undefined || item.action !== 'delete') continue;
@@ -126,7 +171,7 @@ export function countBytes(items: readonly Pick<ReportItem, 'bytes' | 'action' |
 }
 
 /** One pass over the items, no array made: a report may hold 40,000. */
-function countInOrder<K extends string, T>(order: readonly K[], items: readonly T[], keyOf: (item: T) => K): Partial<Record<K, number>> {
+function countInOrder<K extends string, T>(order: readonly K[], items: Iterable<T>, keyOf: (item: T) => K): Partial<Record<K, number>> {
   const tally = new Map<K, number>();
   for (const item of items) tally.set(keyOf(item), (tally.get(keyOf(item)) ?? 0) + 1);
   const counts: Partial<Record<K, number>> = {};
@@ -137,17 +182,10 @@ function countInOrder<K extends string, T>(order: readonly K[], items: readonly 
   return counts;
 }
 
-function countWhere<T>(items: readonly T[], test: (item: T) => boolean): number {
+function countWhere<T>(items: Iterable<T>, test: (item: T) => boolean): number {
   let count = 0;
   for (const item of items) if (test(item)) count++;
   return count;
-}
-
-function resultOf(decision: Decision, pass: PassRecord): Result {
-  const recorded = pass.results.get(decision.target.uid);
-  if (recorded !== undefined) return recorded;
-  if (decision.action === 'keep') return 'kept';
-  return pass.dryRun ? 'would-delete' : 'aborted';
 }
 
 function toItem(decision: Decision, result: Result): ReportItem {
@@ -202,7 +240,7 @@ function toScope(scope: PassRecord['scope']): ReportScope {
 }
 
 /** Plain code-unit order, not locale order: the same report on every machine. */
-function byNamespaceKindName(a: ReportItem, b: ReportItem): number {
+function byNamespaceKindName({ target: a }: Decision, { target: b }: Decision): number {
   return compareStrings(a.namespace, b.namespace) || compareStrings(a.kind, b.kind) || compareStrings(a.name, b.name);
 }
 

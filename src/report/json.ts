@@ -50,14 +50,28 @@ function* unescapedJsonChunks(report: Report): Generator<string> {
   if (report.items.length === 0) {
     yield `${opening}]`;
   } else {
-    for (let start = 0; start < report.items.length; start += ITEMS_PER_PIECE) {
+    let pieces = 0;
+    for (const items of inPieces(report.items, ITEMS_PER_PIECE)) {
       // One stringify per piece, nested as in the report so the indentation comes out right.
-      const piece = JSON.stringify({ items: report.items.slice(start, start + ITEMS_PER_PIECE).map(orderedItem) }, null, 2);
-      yield `${start === 0 ? `${opening}\n` : ',\n'}${piece.slice(ITEMS_OPEN.length, -ITEMS_CLOSE.length)}`;
+      const piece = JSON.stringify({ items: items.map(orderedItem) }, null, 2);
+      yield `${pieces++ === 0 ? `${opening}\n` : ',\n'}${piece.slice(ITEMS_OPEN.length, -ITEMS_CLOSE.length)}`;
     }
     yield '\n  ]';
   }
   yield `${planField(report.plan)}${listField('warnings', report.warnings)}${listField('errors', report.errors)}\n}\n`;
+}
+
+/** The items `size` at a time: only one piece's items exist at once when they are made as read (build.ts). */
+function* inPieces<T>(items: Iterable<T>, size: number): Generator<T[]> {
+  let piece: T[] = [];
+  for (const item of items) {
+    piece.push(item);
+    if (piece.length === size) {
+      yield piece;
+      piece = [];
+    }
+  }
+  if (piece.length > 0) yield piece;
 }
 
 /** `,\n  "plan": {...}` in a fixed key order; nothing without a plan. */

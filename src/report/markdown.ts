@@ -154,7 +154,9 @@ function title(report: Report): string {
 
 function overview(report: Report): string {
   const { summary } = report;
-  const namespaces = plural(new Set(report.items.map((item) => item.namespace)).size, 'namespace');
+  const seen = new Set<string>();
+  for (const item of report.items) seen.add(item.namespace);
+  const namespaces = plural(seen.size, 'namespace');
   const counts = `${plural(summary.targets, 'target')} in ${namespaces}, ${plural(summary.runs, 'run')} seen.`;
   const lead = report.dryRun ? `**Dry run: nothing was deleted.** ${counts}` : counts;
   const plan = report.plan === undefined ? '' : `\n\n${escapeMarkdown(planLine(report.plan))}`;
@@ -233,7 +235,7 @@ function countRow(label: string, count: number | undefined): string[] {
  * Items in groups, in key order (code units, as the report sorts). Items are sorted by
  * namespace, kind and name, so each group keeps the report's order.
  */
-function groupBy(items: readonly ReportItem[], keyOf: (item: ReportItem) => string): Map<string, ReportItem[]> {
+function groupBy(items: Iterable<ReportItem>, keyOf: (item: ReportItem) => string): Map<string, ReportItem[]> {
   const groups = new Map<string, ReportItem[]>();
   for (const item of items) {
     const key = keyOf(item);

@@ -86,6 +86,15 @@ export interface ReportSummary {
   bytes?: ByteCounts;
 }
 
+/**
+ * A report's items in report order: an array, or (the report of a pass, build.ts) items made
+ * from the decisions one at a time as a renderer reads them, so that 40,000 of them are
+ * never held together. Read it as often as needed; each reading makes the items anew.
+ */
+export interface ReportItems extends Iterable<ReportItem> {
+  readonly length: number;
+}
+
 /** The report of one pass: the JSON of docs/gcreport.schema.json, field for field. */
 export interface Report {
   apiVersion: 'tekton-resource-gc.io/v1';
@@ -96,7 +105,7 @@ export interface Report {
   scope: ReportScope;
   summary: ReportSummary;
   /** Sorted by namespace, kind, then name. */
-  items: ReportItem[];
+  items: ReportItems;
   /** The plan this pass wrote (a dry run with --plan-file) or applied (`apply`). Present only then. */
   plan?: ReportPlan;
   /**
@@ -111,6 +120,9 @@ export interface Report {
    */
   errors?: string[];
 }
+
+/** A report as its JSON reads back: the items are an array. */
+export type ReportDocument = Omit<Report, 'items'> & { items: ReportItem[] };
 
 export interface ReportPlan {
   /** `written`: by this dry run; `applied`: the plan this pass deleted from. */

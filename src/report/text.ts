@@ -1,6 +1,6 @@
 import { ALL_REASONS, type Reason } from '../core/types.js';
 import { escapeControls } from '../escape.js';
-import { SIZED_KIND, countReasons, showsLeftovers } from './build.js';
+import { SIZED_KIND, showsLeftovers } from './build.js';
 import { RESULTS, type Report, type ReportHolder, type ReportItem, type ReportReference, type Result } from './model.js';
 
 /** What each result means, as the summary line says it: `3 would be deleted`. */
@@ -112,10 +112,19 @@ export function summaryLine(report: Report): string {
 }
 
 /** e.g. `1 would be deleted (runs-finished 1), 2 kept (retained 1, too-young 1)`, in RESULTS order. */
-export function describeResultsWithReasons(items: readonly Pick<ReportItem, 'result' | 'reason'>[]): string {
+export function describeResultsWithReasons(items: Iterable<Pick<ReportItem, 'result' | 'reason'>>): string {
+  // One pass, counts only: the items may be made as they are read (build.ts).
+  const tally = new Map<Result, Partial<Record<Reason, number>>>();
+  for (const { result, reason } of items) {
+    let reasons = tally.get(result);
+    if (reasons === undefined) tally.set(result, (reasons = {}));
+    reasons[reason] = (reasons[reason] ?? 0) + 1;
+  }
   return RESULTS.flatMap((result) => {
-    const withResult = items.filter((item) => item.result === result);
-    return withResult.length === 0 ? [] : [`${withResult.length} ${RESULT_PHRASES[result]} (${describeReasons(countReasons(withResult))})`];
+    const reasons = tally.get(result);
+    if (reasons === undefined) return [];
+    const count = Object.values(reasons).reduce((sum, n) => sum + n, 0);
+    return [`${count} ${RESULT_PHRASES[result]} (${describeReasons(reasons)})`];
   }).join(', ');
 }
 

@@ -11,7 +11,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
-import type { Report } from '../../src/report/model.js';
+import type { ReportDocument } from '../../src/report/model.js';
 import { reportOf, runCli } from '../support/cli.js';
 import { matches, startFaultProxy, type Fault, type FaultKind, type FaultProxy, type FaultRule, type SeenRequest } from '../support/faultproxy.js';
 import { passInProcess, type InProcessPass } from '../support/pass.js';
@@ -44,7 +44,7 @@ function countFaults(proxy: FaultProxy): void {
  * What docs/spec.md says must hold after any pass, whatever failed: every kept target is still
  * there, everything reported deleted or gone is gone, and the exit code matches the report.
  */
-async function assertSafe(seed: Seeder, scenario: Scenario, report: Report, exitCode: number): Promise<string[]> {
+async function assertSafe(seed: Seeder, scenario: Scenario, report: ReportDocument, exitCode: number): Promise<string[]> {
   figures.passes++;
   figures.exitCodes[exitCode] = (figures.exitCodes[exitCode] ?? 0) + 1;
   const remaining = await seed.remainingTargets(scenario.namespace);

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
 import { renderReport } from '../../src/report/render.js';
-import type { Report, ReportItem } from '../../src/report/model.js';
+import type { ReportDocument, ReportItem } from '../../src/report/model.js';
 import { reportOf, runCli } from '../support/cli.js';
 import { seededRandom } from '../support/faultproxy.js';
 import { passInProcess, type LogLine } from '../support/pass.js';
@@ -214,7 +214,7 @@ describe(`fuzzed objects through the API server (seed ${FUZZ_SEED})`, () => {
   let seed: Seeder;
   const runCases: RunCase[] = [];
   const retentionCases: RetentionCase[] = [];
-  let report: Report;
+  let report: ReportDocument;
   let exitCode: number;
   let logs: LogLine[];
   const items = new Map<string, ReportItem>();

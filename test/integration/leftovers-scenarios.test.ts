@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
 import type { TargetRecord } from '../../src/core/types.js';
-import type { Report, ReportItem } from '../../src/report/model.js';
+import type { ReportDocument, ReportItem } from '../../src/report/model.js';
 import { reportOf, runCli } from '../support/cli.js';
 import {
   GIT_AUTH_ANNOTATION,
@@ -76,14 +76,14 @@ describe('leftovers: acceptance scenarios on a bare kube-apiserver', () => {
   }
 
   /** One pass in this process, built as the CLI builds it; its report was checked against the schema. */
-  async function pass(namespaces: string | readonly string[], args: readonly string[], hooks: PassHooks = {}): Promise<{ report: Report; exitCode: number; logs: LogLine[] }> {
+  async function pass(namespaces: string | readonly string[], args: readonly string[], hooks: PassHooks = {}): Promise<{ report: ReportDocument; exitCode: number; logs: LogLine[] }> {
     const scope = (typeof namespaces === 'string' ? [namespaces] : namespaces).flatMap((namespace) => ['--namespace', namespace]);
     const { outcome, logs } = await passInProcess(controlPlane.kubeConfig(), [...args, ...scope], hooks);
     return { report: outcome.report, exitCode: outcome.exitCode, logs };
   }
 
   /** The CLI as a user runs it, with a JSON report on stdout (checked against the schema). */
-  async function cli(args: readonly string[], code = 0): Promise<Report> {
+  async function cli(args: readonly string[], code = 0): Promise<ReportDocument> {
     const result = await runCli([...args, '--output', 'json', '--kubeconfig', controlPlane.kubeconfigPath]);
     assert.equal(result.code, code, result.stderr);
     return reportOf(result);
@@ -552,7 +552,7 @@ describe('leftovers: acceptance scenarios on a bare kube-apiserver', () => {
     await objects.claim(a, 'pvc-b', { ownerReferences: [controllerRef(done)], storage: '1500Mi' });
     await objects.claim(a, 'pvc-a', { ownerReferences: [controllerRef(done)], storage: '2Gi' });
     const args = ['--collect', 'pac-secrets,workspace-pvcs', '--namespace', b, '--namespace', a, '--min-age', '0s'];
-    const sizes = (report: Report): Record<string, string> =>
+    const sizes = (report: ReportDocument): Record<string, string> =>
       Object.fromEntries(report.items.filter((item) => item.kind === CLAIM).map((item) => [`${item.namespace}/${item.name}`, `${item.bytes ?? '-'} ${item.bytesFrom ?? '-'}`]));
 
     const dry = await cli([...args, '--dry-run']);

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ApiextensionsV1Api } from '@kubernetes/client-node';
 import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
-import type { Report } from '../../src/report/model.js';
+import type { ReportDocument } from '../../src/report/model.js';
 import { reportOf, runCli } from '../support/cli.js';
 import { startFaultProxy, type FaultProxy } from '../support/faultproxy.js';
 import { LeftoverSeeder, PVC_PROTECTION, SNAPSHOT_SOURCE_PROTECTION, type RunOwner } from '../support/leftovers.js';
@@ -21,7 +21,7 @@ import { Seeder } from '../support/seed.js';
 import { gitResource, hoursAgo, pipelineRun } from '../support/tekton.js';
 
 /** `kind name -> reason result` of a report's items. */
-function results(report: Report): Record<string, string> {
+function results(report: ReportDocument): Record<string, string> {
   return Object.fromEntries(report.items.map((item) => [`${item.kind} ${item.name}`, `${item.reason} ${item.result}`]));
 }
 

@@ -10,7 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
-import type { Report } from '../../src/report/model.js';
+import type { ReportDocument } from '../../src/report/model.js';
 import { reportOf, runCli, type CliResult } from '../support/cli.js';
 import { startGroupStore, valueOf, type Group, type GroupStore } from '../support/pushgateway.js';
 import { Seeder } from '../support/seed.js';
@@ -40,7 +40,7 @@ function groupWith(store: GroupStore, labels: Record<string, string>): Group | u
   return [...store.groups.values()].find((group) => JSON.stringify(Object.entries(group.labels).sort()) === JSON.stringify(Object.entries(labels).sort()));
 }
 
-function finishedSeconds(report: Report): number {
+function finishedSeconds(report: ReportDocument): number {
   return Date.parse(report.finishedAt) / 1000;
 }
 

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
-import type { Report, ReportItem } from '../../src/report/model.js';
+import type { ReportDocument, ReportItem } from '../../src/report/model.js';
 import { readsPerNamespace } from '../../src/kube/cluster.js';
 import { startFaultProxy, type FaultProxy, type SeenRequest } from '../support/faultproxy.js';
 import { passInProcess } from '../support/pass.js';
@@ -75,7 +75,7 @@ describe('shards: --namespace-selector', () => {
     await controlPlane?.stop();
   });
 
-  async function pass(args: readonly string[]): Promise<{ report: Report; exitCode: number; read: Set<string> }> {
+  async function pass(args: readonly string[]): Promise<{ report: ReportDocument; exitCode: number; read: Set<string> }> {
     proxy.reset([]);
     const { outcome } = await passInProcess(proxy.kubeConfig(), ['--min-age', '0s', '--page-size', '2', ...args]);
     return { report: outcome.report, exitCode: outcome.exitCode, read: namespacesRead(proxy.requests) };
@@ -94,7 +94,7 @@ describe('shards: --namespace-selector', () => {
     const notASelected = namespaces.filter((namespace) => namespace.shard !== 'a');
     const acrossTheCluster = readsPerNamespace(notASelected.length, namespaces.length) ? [] : ['*'];
     assert.deepEqual([...notA.read].sort(), [...acrossTheCluster, ...SHARD_B, UNLABELLED].sort(), 'the other shard, the rest');
-    const namespacesOf = (report: Report): string[] => [...new Set(report.items.map((item) => item.namespace))].sort();
+    const namespacesOf = (report: ReportDocument): string[] => [...new Set(report.items.map((item) => item.namespace))].sort();
     assert.deepEqual(namespacesOf(a.report), SHARD_A);
     assert.deepEqual(namespacesOf(notA.report), [...SHARD_B, UNLABELLED].sort());
 

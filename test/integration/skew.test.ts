@@ -14,7 +14,7 @@ import { decideBounded } from '../../src/decisions.js';
 import type { Decision, Policy } from '../../src/core/types.js';
 import { KubeCluster, PER_NAMESPACE_READ_SHARE, type Scope } from '../../src/kube/cluster.js';
 import { KubeHttp, httpOptions } from '../../src/kube/http.js';
-import type { Report } from '../../src/report/model.js';
+import type { ReportDocument } from '../../src/report/model.js';
 import { startFaultProxy, type FaultProxy, type SeenRequest } from '../support/faultproxy.js';
 import { Seeder } from '../support/seed.js';
 import { gitResource, hoursAgo, imageResource, pipelineRun, taskRun } from '../support/tekton.js';
@@ -108,7 +108,7 @@ describe('a skewed cluster: runs read only where targets are', () => {
     }
   }
 
-  async function dryRun(args: readonly string[]): Promise<{ report: Report; lists: { plural: string; where: string }[] }> {
+  async function dryRun(args: readonly string[]): Promise<{ report: ReportDocument; lists: { plural: string; where: string }[] }> {
     proxy.reset([]);
     const { outcome } = await passInProcess(proxy.kubeConfig(), args);
     assert.equal(outcome.exitCode, 0, JSON.stringify(outcome.report.errors));

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Report } from '../../src/report/model.js';
+import type { ReportDocument } from '../../src/report/model.js';
 import { assertValidReport } from './reportschema.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -52,7 +52,7 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
  * not match the published schema (docs/gcreport.schema.json): every report a test reads
  * this way is checked against it.
  */
-export function reportOf(result: CliResult): Report {
+export function reportOf(result: CliResult): ReportDocument {
   let report: unknown;
   try {
     report = JSON.parse(result.stdout);
@@ -60,10 +60,10 @@ export function reportOf(result: CliResult): Report {
     throw new Error(`not a JSON report (exit ${result.code ?? 'on a signal'}):\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
   }
   assertValidReport(report, `the JSON report (exit ${result.code ?? 'on a signal'})`);
-  return report as Report;
+  return report as ReportDocument;
 }
 
 /** `name -> reason/result` for compact, readable assertions. */
-export function outcomes(report: Report): Record<string, string> {
+export function outcomes(report: Pick<ReportDocument, 'items'>): Record<string, string> {
   return Object.fromEntries(report.items.map((item) => [`${item.namespace}/${item.name}`, `${item.reason} ${item.result}`]));
 }

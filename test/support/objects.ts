@@ -9,7 +9,7 @@
  * API server puts on every claim, is never removed but by a test or the collector.
  */
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import type { Report } from '../../src/report/model.js';
+import type { ReportDocument, ReportItem } from '../../src/report/model.js';
 import type { Created } from './seed.js';
 import type { KubeObject, ObjectMeta } from './tekton.js';
 
@@ -255,12 +255,12 @@ export function pacLabels(managedBy = PAC_MANAGED_BY): Record<string, string> {
 }
 
 /** `Kind namespace/name -> reason result` of a report's items, in the report's order. */
-export function verdicts(report: Report): Record<string, string> {
+export function verdicts(report: Pick<ReportDocument, 'items'>): Record<string, string> {
   return Object.fromEntries(report.items.map((item) => [`${item.kind} ${item.namespace}/${item.name}`, `${item.reason} ${item.result}`]));
 }
 
 /** The report's item for one object; fails the test when it is not reported. */
-export function itemOf(report: Report, kind: string, name: string): Report['items'][number] {
+export function itemOf(report: Pick<ReportDocument, 'items'>, kind: string, name: string): ReportItem {
   const item = report.items.find((candidate) => candidate.kind === kind && candidate.name === name);
   if (item === undefined) throw new Error(`${kind} ${name} is not in the report: ${JSON.stringify(verdicts(report))}`);
   return item;

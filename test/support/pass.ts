@@ -15,6 +15,7 @@ import { loadConnection } from '../../src/kube/connect.js';
 import type { Connection } from '../../src/kube/connection.js';
 import { KubeHttp, httpOptions, type TrafficStats } from '../../src/kube/http.js';
 import { renderJson } from '../../src/report/json.js';
+import type { ReportDocument } from '../../src/report/model.js';
 import { abortableSleep } from '../../src/sleep.js';
 import { runPass, type PassOutcome, type PassPlans, type SweepDeps } from '../../src/sweep.js';
 import { assertValidReport } from './reportschema.js';
@@ -39,7 +40,8 @@ export interface PassHooks {
 }
 
 export interface InProcessPass {
-  outcome: PassOutcome & { kind: 'done' };
+  /** The pass's outcome, its report read back from the JSON the pass prints (what a user gets). */
+  outcome: Omit<PassOutcome & { kind: 'done' }, 'report'> & { report: ReportDocument };
   /** The server the pass talked to, as a plan names it. */
   server: string;
   logs: LogLine[];
@@ -117,8 +119,9 @@ export async function passInProcess(kubeConfig: KubeConfig, args: readonly strin
     }, hooks.plans);
     assert.equal(outcome.kind, 'done');
     // Whatever the test checks, the report it got is one the published schema describes.
-    assertValidReport(JSON.parse(renderJson(outcome.report)), 'the report of the in-process pass');
-    return { outcome, server: http.server, logs: lines, stats: { ...http.stats }, elapsedMs: Date.now() - started };
+    const report: unknown = JSON.parse(renderJson(outcome.report));
+    assertValidReport(report, 'the report of the in-process pass');
+    return { outcome: { ...outcome, report: report as ReportDocument }, server: http.server, logs: lines, stats: { ...http.stats }, elapsedMs: Date.now() - started };
   } finally {
     http.close();
   }

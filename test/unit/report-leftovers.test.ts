@@ -30,7 +30,7 @@ function decisionOf(name: string): Decision {
 }
 
 function item(report: Report, name: string): ReportItem {
-  const found = report.items.find((candidate) => candidate.name === name);
+  const found = [...report.items].find((candidate) => candidate.name === name);
   assert.ok(found !== undefined, name);
   return found;
 }
@@ -38,7 +38,7 @@ function item(report: Report, name: string): ReportItem {
 describe('buildReport with leftovers', () => {
   it('sorts items by namespace, then kind, then name', () => {
     assert.deepEqual(
-      LIVE.items.map((i) => `${i.namespace}/${i.kind}/${i.name}`),
+      [...LIVE.items].map((i) => `${i.namespace}/${i.kind}/${i.name}`),
       [
         'ci/PersistentVolumeClaim/pvc-build-1',
         'ci/PersistentVolumeClaim/pvc-build-2',
@@ -53,7 +53,7 @@ describe('buildReport with leftovers', () => {
 
   it('names each item kind and its collector', () => {
     assert.deepEqual(
-      LIVE.items.map((i) => [i.kind, i.collector]),
+      [...LIVE.items].map((i) => [i.kind, i.collector]),
       [
         ['PersistentVolumeClaim', 'workspace-pvcs'],
         ['PersistentVolumeClaim', 'workspace-pvcs'],
@@ -71,11 +71,11 @@ describe('buildReport with leftovers', () => {
     assert.deepEqual(item(LIVE, 'pac-gitauth-xyz').references, [{ kind: 'PipelineRun', name: 'build-1', state: 'succeeded', finishedAt: '2026-11-28T22:14:03Z', via: 'annotation' }]);
     assert.deepEqual(item(LIVE, 'pvc-aa-0').references, [{ kind: 'PipelineRun', name: 'deploy-9', state: 'running', via: 'label' }]);
     const resource = buildReport({ ...LEFTOVERS_LIVE, decisions: [{ ...decisionOf('src-abc123'), references: [{ kind: 'TaskRun', name: 't', state: 'running', via: 'spec' }] }] });
-    assert.deepEqual(resource.items[0]?.references, [{ kind: 'TaskRun', name: 't', state: 'running' }]);
+    assert.deepEqual([...resource.items][0]?.references, [{ kind: 'TaskRun', name: 't', state: 'running' }]);
   });
 
   it('carries bytes and where they were read only on claims that state a size', () => {
-    const sizes = LIVE.items.map((i) => [i.name, i.bytes, i.bytesFrom]);
+    const sizes = [...LIVE.items].map((i) => [i.name, i.bytes, i.bytesFrom]);
     assert.deepEqual(sizes, [
       ['pvc-build-1', 50 * GIBIBYTE, 'capacity'],
       ['pvc-build-2', 1500 * MEBIBYTE, 'request'],
@@ -165,7 +165,7 @@ describe('renderJson with leftovers', () => {
     const shuffled: Report = {
       ...LIVE,
       summary: { ...(LIVE.summary.bytes !== undefined && { bytes: LIVE.summary.bytes }), byKind: LIVE.summary.byKind, reasons: LIVE.summary.reasons, results: LIVE.summary.results, keep: LIVE.summary.keep, delete: LIVE.summary.delete, runs: LIVE.summary.runs, targets: LIVE.summary.targets },
-      items: LIVE.items.map(({ result, heldBy, references, message, reason, action, bytesFrom, bytes, createdAt, uid, name, collector, kind, namespace }) => ({
+      items: [...LIVE.items].map(({ result, heldBy, references, message, reason, action, bytesFrom, bytes, createdAt, uid, name, collector, kind, namespace }) => ({
         result,
         ...(heldBy !== undefined && { heldBy: heldBy.map(({ phase, name: holder, kind: holderKind }) => ({ ...(phase !== undefined && { phase }), name: holder, kind: holderKind })) }),
         references: references.map(({ via, finishedAt, state, name: run, kind: runKind }) => ({ ...(via !== undefined && { via }), ...(finishedAt !== undefined && { finishedAt }), state, name: run, kind: runKind })),

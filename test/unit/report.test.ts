@@ -4,7 +4,7 @@ import type { Action, Decision, Reason, ReferenceView, RunKindName, RunState } f
 import { buildReport, type PassRecord } from '../../src/report/build.js';
 import { ITEMS_PER_PIECE, renderJson, renderJsonChunks } from '../../src/report/json.js';
 import { MARKDOWN_MAX_CHARS, MARKDOWN_NAMESPACE_ROWS, MARKDOWN_ROWS_PER_NAMESPACE, escapeMarkdown, renderMarkdown } from '../../src/report/markdown.js';
-import { OUTPUT_FORMATS, type Report, type Result } from '../../src/report/model.js';
+import { OUTPUT_FORMATS, type Report, type ReportDocument, type Result } from '../../src/report/model.js';
 import { RENDERERS, renderReport } from '../../src/report/render.js';
 import { renderText, renderTextChunks, summaryLine } from '../../src/report/text.js';
 import { assertGolden } from '../support/golden.js';
@@ -149,7 +149,7 @@ const LIVE = buildReport(
 
 describe('buildReport', () => {
   it('sorts items by namespace, then name', () => {
-    const order = DRY_RUN.items.map((item) => `${item.namespace}/${item.name}`);
+    const order = [...DRY_RUN.items].map((item) => `${item.namespace}/${item.name}`);
     assert.deepEqual(order, [
       'ci/go-mod-cache',
       'ci/img-abc123',
@@ -161,6 +161,21 @@ describe('buildReport', () => {
       'team-a/odd-retention',
       'team-a/orphan-src',
     ]);
+  });
+
+  it('makes each item when it is read, never holding them all: the same items at every reading, new objects each time', () => {
+    const { items } = DRY_RUN;
+    assert.equal(Array.isArray(items), false, 'a pass report holds its decisions, not an array of items');
+    const first = [...items];
+    const second = [...items];
+    assert.equal(first.length, items.length);
+    assert.deepEqual(second, first);
+    assert.notEqual(second[0], first[0]);
+    // Made from the decisions: an item whose decision the pass has changed reads the change.
+    const decisions = [decision({ namespace: 'ci', name: 'a', action: 'delete', reason: 'unreferenced', message: 'before' })];
+    const report = buildReport(pass({ decisions }));
+    (decisions[0] as { message: string }).message = 'after';
+    assert.equal([...report.items][0]?.message, 'after');
   });
 
   it('counts targets, runs and actions', () => {
@@ -185,7 +200,7 @@ describe('buildReport', () => {
   });
 
   it('takes recorded results, and fills in the rest by action and mode', () => {
-    const resultOf = (report: Report, name: string): Result | undefined => report.items.find((item) => item.name === name)?.result;
+    const resultOf = (report: Report, name: string): Result | undefined => [...report.items].find((item) => item.name === name)?.result;
     const cases: [Report, string, Result][] = [
       // Dry run: a delete decision without a recorded result would be deleted.
       [DRY_RUN, 'orphan-src', 'would-delete'],
@@ -202,7 +217,7 @@ describe('buildReport', () => {
 
   it('reports a live delete with no recorded outcome as aborted, never as deleted', () => {
     const report = buildReport(pass({ dryRun: false, decisions: NIGHT.filter((d) => d.target.name === 'orphan-src') }));
-    assert.equal(report.items[0]?.result, 'aborted');
+    assert.equal([...report.items][0]?.result, 'aborted');
     assert.deepEqual(report.summary.results, { aborted: 1 });
   });
 
@@ -216,7 +231,7 @@ describe('buildReport', () => {
   });
 
   it('drops the internal `via` of references and omits finishedAt when unknown', () => {
-    const item = DRY_RUN.items.find((i) => i.name === 'src-def456');
+    const item = [...DRY_RUN.items].find((i) => i.name === 'src-def456');
     assert.deepEqual(item?.references, [{ kind: 'PipelineRun', name: 'build-def456', state: 'running' }]);
   });
 
@@ -353,15 +368,15 @@ describe('renderJson', () => {
       ['no items, errors', { ...buildReport(pass({ decisions: [] })), errors: ['list taskruns in team-b: 503', 'a "quoted"\nsecond line'] }],
       ['many items, errors', { ...MANY, errors: ['pass stopped by SIGTERM'] }],
       ['many items', MANY],
-      ['a last piece part full', { ...MANY, items: MANY.items.slice(0, 2 * ITEMS_PER_PIECE + 7) }],
-      ['one item', { ...MANY, items: MANY.items.slice(0, 1) }],
+      ['a last piece part full', { ...MANY, items: [...MANY.items].slice(0, 2 * ITEMS_PER_PIECE + 7) }],
+      ['one item', { ...MANY, items: [...MANY.items].slice(0, 1) }],
     ];
     for (const [what, report] of cases) {
       const pieces = [...renderJsonChunks(report)];
       const text = pieces.join('');
       // What JSON.stringify(document, null, 2) writes for the same document, key order included.
       assert.equal(text, `${JSON.stringify(JSON.parse(text), null, 2)}\n`, what);
-      assert.deepEqual((JSON.parse(text) as Report).items.map((item) => item.uid), report.items.map((item) => item.uid), what);
+      assert.deepEqual((JSON.parse(text) as ReportDocument).items.map((item) => item.uid), [...report.items].map((item) => item.uid), what);
     }
     const pieces = [...renderJsonChunks(MANY)];
     // The head with the first items, then a piece per ITEMS_PER_PIECE items, the closing bracket, the end.

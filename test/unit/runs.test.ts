@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readRunState, toNamespaceRecord, toRunRecord, toTargetRecord, UnreadableObjectError } from '../../src/core/runs.js';
 import type { ReadProblem, RunState } from '../../src/core/types.js';
-import { runObject, succeededStatus } from '../fixtures/unit/records.js';
+import { targetStrings } from '../../src/core/needed.js';
+import { runObject, succeededStatus, target } from '../fixtures/unit/records.js';
 
 const DONE = '2026-11-29T10:00:00Z';
 const PENDING_SPEC = { pipelineRef: { name: 'p' }, status: 'PipelineRunPending' };
@@ -208,6 +209,22 @@ describe('toRunRecord', () => {
   });
 });
 
+describe('toRunRecord with the targets\' strings', () => {
+  it('reads the namespace and the names referenced through `strings`, and nothing else', () => {
+    const object = runObject({ resources: { inputs: [{ name: 'src', resourceRef: { name: 'git-1' } }] } }, { status: succeededStatus('True', 'Succeeded', DONE) });
+    const seen: string[] = [];
+    const strings = (value: string): string => {
+      seen.push(value);
+      return value.toUpperCase();
+    };
+    const record = toRunRecord(object, 'TaskRun', { strings });
+    assert.deepEqual({ namespace: record.namespace, name: record.name, uid: record.uid, references: record.references }, { namespace: 'CI', name: 'run-1', uid: 'uid-run-1', references: ['GIT-1'] });
+    assert.deepEqual(seen.sort(), ['ci', 'git-1']);
+    // What targetStrings answers is the same text: the record reads as without it.
+    assert.deepEqual(toRunRecord(object, 'TaskRun', { strings: targetStrings([target('git-1')]) }), toRunRecord(object, 'TaskRun'));
+  });
+});
+
 describe('toTargetRecord', () => {
   const object = {
     apiVersion: 'tekton.dev/v1alpha1',
@@ -238,6 +255,18 @@ describe('toTargetRecord', () => {
       annotations: { 'tekton-resource-gc.io/retain-until': '2026-12-01T00:00:00Z' },
       ownerReferences: [{ kind: 'PipelineRun', name: 'pr-1', uid: 'uid-pr-1', controller: true }],
     });
+  });
+
+  it('shares one frozen empty map and list among targets with no retention label, annotation or owner', () => {
+    const bare = (name: string): Record<string, unknown> => ({ ...object, metadata: { ...object.metadata, name, labels: { app: 'web' }, annotations: undefined, ownerReferences: [] } });
+    const [a, b] = [toTargetRecord(bare('a')), toTargetRecord(bare('b'))];
+    assert.deepEqual([a.labels, a.annotations, a.ownerReferences], [{}, {}, []]);
+    assert.equal(a.labels, b.labels);
+    assert.equal(a.annotations, a.labels);
+    assert.equal(a.ownerReferences, b.ownerReferences);
+    assert.ok(Object.isFrozen(a.labels) && Object.isFrozen(a.ownerReferences));
+    // One with a retention label keeps its own.
+    assert.notEqual(toTargetRecord(object).labels, a.labels);
   });
 
   // Each row: a change that makes the target unsafe to decide on -> the message.

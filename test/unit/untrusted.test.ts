@@ -18,7 +18,7 @@ import { buildReport } from '../../src/report/build.js';
 import { renderExplanationJson, renderExplanationText } from '../../src/report/explain.js';
 import { renderJson } from '../../src/report/json.js';
 import { escapeMarkdown, renderMarkdown } from '../../src/report/markdown.js';
-import type { Report, ReportReference } from '../../src/report/model.js';
+import type { Report, ReportDocument, ReportReference } from '../../src/report/model.js';
 import { REFERENCES_MAX_CHARS, describeHolders, describeReferences, renderText } from '../../src/report/text.js';
 import { leftoverDecision } from '../fixtures/unit/leftoverreport.js';
 import { claim, lrun, pod } from '../fixtures/unit/leftovers.js';
@@ -107,7 +107,7 @@ describe('an annotation that attacks the terminal', () => {
     assert.doesNotMatch(renderMarkdown(report), UNSAFE_BUT_LINE_FEED);
     const json = renderJson(report);
     assert.doesNotMatch(json, UNSAFE_BUT_LINE_FEED);
-    assert.equal((JSON.parse(json) as Report).items[0]?.message, report.items[0]?.message);
+    assert.equal((JSON.parse(json) as ReportDocument).items[0]?.message, [...report.items][0]?.message);
   });
 
   it('reaches the log as \\u escapes, a line that parses back to the same value', () => {
@@ -157,7 +157,7 @@ describe('REFERENCING RUNS', () => {
     const report = reportOf([t], runs);
     const row = renderText(report).split('\n')[1] ?? '';
     assert.ok(row.length < 500, `${row.length} columns`);
-    assert.deepEqual((JSON.parse(renderJson(report)) as Report).items[0]?.references.map((r) => r.name), runs.map((r) => r.name));
+    assert.deepEqual((JSON.parse(renderJson(report)) as ReportDocument).items[0]?.references.map((r) => r.name), runs.map((r) => r.name));
   });
 });
 
@@ -235,7 +235,7 @@ describe('renderers, over arbitrary names, labels and annotation values', () => 
         for (const [what, pattern] of LIVE_REFERENCES) assert.doesNotMatch(output, pattern, what);
         const rows = [...output.matchAll(/<details>\n<summary>.*<\/summary>\n\n([^]*?)\n\n<\/details>/g)].flatMap((match) => (match[1] ?? '').split('\n'));
         // A header and a separator per namespace, then one row of six cells per target.
-        const namespaces = new Set(report.items.map((item) => item.namespace)).size;
+        const namespaces = new Set([...report.items].map((item) => item.namespace)).size;
         assert.equal(rows.length, report.items.length + 2 * namespaces);
         for (const row of rows) assert.equal(cellDelimiters(row), 7, row);
       }),
@@ -248,8 +248,8 @@ describe('renderers, over arbitrary names, labels and annotation values', () => 
         const report = reportFrom(specs, errors);
         const output = renderJson(report);
         assert.doesNotMatch(output, UNSAFE_BUT_LINE_FEED);
-        const parsed = JSON.parse(output) as Report;
-        assert.deepEqual(parsed.items, report.items);
+        const parsed = JSON.parse(output) as ReportDocument;
+        assert.deepEqual(parsed.items, [...report.items]);
         assert.deepEqual(parsed.errors, report.errors);
       }),
     );
@@ -330,7 +330,7 @@ describe('leftovers, over arbitrary names of objects, runs, Pods and phases', ()
         assert.doesNotMatch(output, UNSAFE_BUT_LINE_FEED);
         for (const [what, pattern] of LIVE_REFERENCES) assert.doesNotMatch(output, pattern, what);
         const rows = [...output.matchAll(/<details>\n<summary>.*<\/summary>\n\n([^]*?)\n\n<\/details>/g)].flatMap((match) => (match[1] ?? '').split('\n'));
-        const kinds = new Set(report.items.map((item) => item.kind)).size;
+        const kinds = new Set([...report.items].map((item) => item.kind)).size;
         assert.equal(rows.length, report.items.length + 2 * kinds);
         for (const row of rows) assert.equal(cellDelimiters(row), 10, row);
       }),
@@ -342,7 +342,7 @@ describe('leftovers, over arbitrary names of objects, runs, Pods and phases', ()
       fc.property(leftoverReports, (report) => {
         const output = renderJson(report);
         assert.doesNotMatch(output, UNSAFE_BUT_LINE_FEED);
-        assert.deepEqual((JSON.parse(output) as Report).items, report.items);
+        assert.deepEqual((JSON.parse(output) as ReportDocument).items, [...report.items]);
       }),
     );
   });
