@@ -64,6 +64,10 @@ USER 65532:65532
 # generation collects it sooner, in cache. Measured by npm run bench, which runs the CLI with
 # these flags: at the default size peak RSS 154-181 -> 141-143 MiB and a fifth less CPU;
 # at 4x 303 -> 267 MiB (bench/RESULTS.md).
+# --optimize-for-size: V8 lets the heap grow less past what is live before a full
+# collection. Without it the peak followed when those collections happened to run: at 4x the
+# same pass peaked at 160 to 234 MiB from one round to the next; with it at 150-152 MiB, for
+# about the same CPU (bench/RESULTS.md, issue 17).
 # --enable-source-maps: a stack trace in the log names the TypeScript source's lines
 # (dist/*.map ship in the package).
-ENTRYPOINT ["/nodejs/bin/node", "--enable-source-maps", "--max-semi-space-size=4", "/app/dist/main.js"]
+ENTRYPOINT ["/nodejs/bin/node", "--enable-source-maps", "--max-semi-space-size=4", "--optimize-for-size", "/app/dist/main.js"]
