@@ -131,7 +131,8 @@ export interface RunReadOptions {
 export function toRunRecord(obj: unknown, kind: RunKindName, options: RunReadOptions = {}): RunRecord {
   const problems: ReadProblem[] = [];
   const metadata = optionalRecord(isRecord(obj) ? obj['metadata'] : undefined, 'metadata', problems) ?? {};
-  const identity = readRunIdentity(metadata, problems);
+  const { strings } = options;
+  const identity = readRunIdentity(metadata, problems, strings);
   // Read before the state and references add theirs: only a problem with who the run is counts here.
   const leftovers = options.leftovers === true ? readLeftoverLinks(obj, problems) : undefined;
   const ownerProblems: ReadProblem[] = [];
@@ -144,12 +145,10 @@ export function toRunRecord(obj: unknown, kind: RunKindName, options: RunReadOpt
   // A run whose parent cannot be read may be the child of an active PipelineRun: count it running.
   const state = ownerProblems.length > 0 ? 'running' : stateReading.state;
   const allProblems = [...problems, ...ownerProblems, ...stateReading.problems, ...references.problems];
-  const { strings } = options;
   const names = references.references;
   return {
     kind,
     ...identity,
-    ...(strings !== undefined && { namespace: strings(identity.namespace) }),
     state,
     ...(state === stateReading.state && stateReading.finishedAt !== undefined && { finishedAt: stateReading.finishedAt }),
     references: names?.length === 0 ? EMPTY_LIST : strings === undefined || names === null ? names : names.map(strings),
@@ -159,15 +158,19 @@ export function toRunRecord(obj: unknown, kind: RunKindName, options: RunReadOpt
   };
 }
 
-/** The run's identity; its creationTimestamp is checked like the rest of its metadata, and not kept (no rule reads it). */
-function readRunIdentity(metadata: Record<string, unknown>, problems: ReadProblem[]): Pick<RunRecord, 'namespace' | 'name' | 'uid' | 'resourceVersion'> {
+/** The run's identity, its namespace read through `strings`; its creationTimestamp is checked like the rest of its metadata, and not kept (no rule reads it). */
+function readRunIdentity(
+  metadata: Record<string, unknown>,
+  problems: ReadProblem[],
+  strings: (value: string) => string = (value) => value,
+): Pick<RunRecord, 'namespace' | 'name' | 'uid' | 'resourceVersion'> {
   const read = (key: string): string => {
     const value = metadata[key];
     if (typeof value === 'string' && value !== '') return value;
     problems.push({ field: `metadata.${key}`, problem: `expected a non-empty string, found ${shown(value)}` });
     return '';
   };
-  const identity = { namespace: read('namespace'), name: read('name'), uid: read('uid'), resourceVersion: read('resourceVersion') };
+  const identity = { namespace: strings(read('namespace')), name: read('name'), uid: read('uid'), resourceVersion: read('resourceVersion') };
   read('creationTimestamp');
   return identity;
 }

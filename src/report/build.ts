@@ -116,13 +116,14 @@ class DecisionItems implements ReportItems {
   }
 
   *facts(): Generator<ItemFacts> {
-    for (const { target, action, reason } of this.sorted) {
+    for (const decision of this.sorted) {
+      const { target, action, reason } = decision;
       const bytes = target.leftover?.bytes?.value;
-      yield { kind: target.kind, action, reason, result: this.resultOf({ target, action }), ...(bytes !== undefined && { bytes }) };
+      yield { kind: target.kind, action, reason, result: this.resultOf(decision), ...(bytes !== undefined && { bytes }) };
     }
   }
 
-  private resultOf(decision: Pick<Decision, 'target' | 'action'>): Result {
+  private resultOf(decision: Decision): Result {
     const recorded = this.results.get(decision.target.uid);
     if (recorded !== undefined) return recorded;
     if (decision.action === 'keep') return 'kept';

@@ -13,9 +13,11 @@ import { bytesLine, describeHolders, describeReferences, describeResults, descri
  */
 export function renderMarkdown(report: Report): string {
   const sections = showsLeftovers(report) ? SECTIONS_BY_KIND : SECTIONS_BY_NAMESPACE;
-  const byNamespace = groupBy(report.items, SECTIONS_BY_NAMESPACE.keyOf);
-  const groups = sections === SECTIONS_BY_NAMESPACE ? byNamespace : groupBy(report.items, sections.keyOf);
-  const blocks = [title(report), overview(report), ...errorBlock(report), ...summaryTables(report), ...namespaceTable(byNamespace)];
+  // Made once: the sections hold every item anyway, and a pass's report makes them at each reading (build.ts).
+  const items = [...report.items];
+  const byNamespace = groupBy(items, SECTIONS_BY_NAMESPACE.keyOf);
+  const groups = sections === SECTIONS_BY_NAMESPACE ? byNamespace : groupBy(items, sections.keyOf);
+  const blocks = [title(report), overview(report, byNamespace.size), ...errorBlock(report), ...summaryTables(report), ...namespaceTable(byNamespace)];
   let used = blocks.join('\n\n').length;
   const left: ReportItem[] = [];
   let groupsLeft = 0;
@@ -152,11 +154,9 @@ function title(report: Report): string {
   return `## tekton-resource-gc: ${report.dryRun ? 'dry run' : 'live pass'}`;
 }
 
-function overview(report: Report): string {
+function overview(report: Report, namespaceCount: number): string {
   const { summary } = report;
-  const seen = new Set<string>();
-  for (const item of report.items) seen.add(item.namespace);
-  const namespaces = plural(seen.size, 'namespace');
+  const namespaces = plural(namespaceCount, 'namespace');
   const counts = `${plural(summary.targets, 'target')} in ${namespaces}, ${plural(summary.runs, 'run')} seen.`;
   const lead = report.dryRun ? `**Dry run: nothing was deleted.** ${counts}` : counts;
   const plan = report.plan === undefined ? '' : `\n\n${escapeMarkdown(planLine(report.plan))}`;
@@ -235,7 +235,7 @@ function countRow(label: string, count: number | undefined): string[] {
  * Items in groups, in key order (code units, as the report sorts). Items are sorted by
  * namespace, kind and name, so each group keeps the report's order.
  */
-function groupBy(items: Iterable<ReportItem>, keyOf: (item: ReportItem) => string): Map<string, ReportItem[]> {
+function groupBy(items: readonly ReportItem[], keyOf: (item: ReportItem) => string): Map<string, ReportItem[]> {
   const groups = new Map<string, ReportItem[]>();
   for (const item of items) {
     const key = keyOf(item);
