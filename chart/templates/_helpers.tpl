@@ -113,6 +113,30 @@ in the namespace that runs as the default account.
 {{- end }}
 
 {{/*
+A security context (podSecurityContext, securityContext) as YAML, without the keys set to
+null at any depth; empty when none is left. Helm deletes a null only for a key the
+chart's defaults hold: an OpenShift overlay that nulls securityContext.runAsUser or
+podSecurityContext.fsGroup, which they lack, would otherwise render `runAsUser: null`.
+*/}}
+{{- define "tekton-resource-gc.securityContext" -}}
+{{- with include "tekton-resource-gc.withoutNulls" . | fromJson }}
+{{- toYaml . }}
+{{- end }}
+{{- end }}
+
+{{- define "tekton-resource-gc.withoutNulls" -}}
+{{- $kept := dict }}
+{{- range $key, $value := . }}
+{{- if kindIs "map" $value }}
+{{- $_ := set $kept $key (include "tekton-resource-gc.withoutNulls" $value | fromJson) }}
+{{- else if not (kindIs "invalid" $value) }}
+{{- $_ := set $kept $key $value }}
+{{- end }}
+{{- end }}
+{{- toJson $kept }}
+{{- end }}
+
+{{/*
 The image: repository:tag, the tag defaulting to the chart's appVersion; with a digest,
 repository@digest, or repository:tag@digest when a tag is set too (the digest decides
 what runs; the tag only tells people which version it is).
