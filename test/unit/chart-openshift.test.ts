@@ -8,7 +8,7 @@
  * test/integration/chart.test.ts.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -175,6 +175,15 @@ describe('OpenShift: the uid and gid left to restricted-v2', () => {
       assert.deepEqual(violations, []);
     });
   }
+
+  it('docs/install.md gives exactly these values, as a file and as --set', async () => {
+    const install = await readFile(path.join(ROOT, 'docs/install.md'), 'utf8');
+    const start = install.indexOf('\n## OpenShift\n');
+    assert.ok(start >= 0, 'an OpenShift section');
+    const section = install.slice(start, install.indexOf('\n## ', start + 1));
+    assert.ok(section.includes('```yaml\n# openshift.yaml\npodSecurityContext:\n  runAsUser: null\n  runAsGroup: null\n```'), 'the values file');
+    assert.ok(section.replace(/\s+/g, ' ').includes(`\`${OPENSHIFT_SET.join(' ')}\``), 'the --set line');
+  });
 
   it('the --set line docs/install.md gives renders as its values file', async () => {
     assert.equal(await renderYaml([], OPENSHIFT_SET), await renderYaml([OPENSHIFT]));
