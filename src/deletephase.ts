@@ -134,7 +134,10 @@ export function holderNamespaces(decisions: readonly Decision[]): { pods: string
  * decision's message and references (what the delete stood on).
  */
 export function redecide(policy: Policy, view: ClusterView, decisions: readonly Decision[], now: Date, only?: ReadonlySet<string>): Decision[] {
-  const again = new Map(decideBounded(view, policy, now).map((decision) => [decision.target.uid, decision]));
+  // A target the phase may not delete is decided on as what it is to the others, a holder: a
+  // StatefulSet outside `only` survives the pass, so it still holds the claims it names.
+  const acted = only === undefined ? view : { ...view, targets: view.targets.filter((target) => only.has(target.uid)) };
+  const again = new Map(decideBounded(acted, policy, now).map((decision) => [decision.target.uid, decision]));
   return decisions.map((decision) => {
     const latest = again.get(decision.target.uid);
     // A decision the phase may not act on (`only`) stays as it was reported.

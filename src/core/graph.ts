@@ -7,6 +7,7 @@
  */
 import type { HeldBy, LinkSource } from './collectors.js';
 import type { HolderFacts } from './facts.js';
+import { claimStem } from './holders.js';
 import { isRunKindName } from './kinds.js';
 import { isActive } from './runs.js';
 import type { LinkVia, PodRecord, ReferenceView, RunKindName, RunRecord, RunState, StatefulSetRecord, TargetRecord } from './types.js';
@@ -62,6 +63,8 @@ interface HolderIndex {
   podsByClaim: ByNamespaceName<PodRecord>;
   podsBySecret: ByNamespaceName<PodRecord>;
   statefulSetsByClaim: ByNamespaceName<StatefulSetRecord>;
+  /** By `<template>-<statefulset>`: each names the claim of that stem at every ordinal. */
+  statefulSetsByStem: ByNamespaceName<StatefulSetRecord>;
 }
 
 /**
@@ -151,7 +154,7 @@ export function buildGraph(runs: readonly RunRecord[], holderLists: Holders = {}
     holders(target, heldBy, released) {
       const index = holdersIn();
       const pods = heldBy.pods === undefined ? [] : lookup(heldBy.pods === 'claims' ? index.podsByClaim : index.podsBySecret, target) ?? [];
-      const statefulSets = heldBy.statefulSets === true ? lookup(index.statefulSetsByClaim, target) ?? [] : [];
+      const statefulSets = heldBy.statefulSets === true ? statefulSetsNaming(index, target) : [];
       return {
         activePods: pods.filter((pod) => pod.phase === undefined || !FINISHED_POD_PHASES.has(pod.phase)).sort(byName),
         statefulSets: statefulSets.filter((sts) => !released.has(sts.uid)).sort(byName),
@@ -275,15 +278,25 @@ function indexLeftoverLinks(runs: readonly RunRecord[]): LeftoverIndex {
 }
 
 function indexHolders(lists: Holders): HolderIndex {
-  const index: HolderIndex = { podsByClaim: new Map(), podsBySecret: new Map(), statefulSetsByClaim: new Map() };
+  const index: HolderIndex = { podsByClaim: new Map(), podsBySecret: new Map(), statefulSetsByClaim: new Map(), statefulSetsByStem: new Map() };
   for (const pod of lists.pods ?? []) {
     for (const claim of pod.claims) appendIn(index.podsByClaim, pod.namespace, claim, pod);
     for (const secret of pod.secrets) appendIn(index.podsBySecret, pod.namespace, secret, pod);
   }
   for (const sts of lists.statefulSets ?? []) {
     for (const claim of sts.claims) appendIn(index.statefulSetsByClaim, sts.namespace, claim, sts);
+    for (const stem of sts.claimStems) appendIn(index.statefulSetsByStem, sts.namespace, stem, sts);
   }
   return index;
+}
+
+/** The StatefulSets that name a claim: by a mount of its name, or by a template whose stem it has (any ordinal); each once. */
+function statefulSetsNaming(index: HolderIndex, target: TargetRecord): StatefulSetRecord[] {
+  const mounting = lookup(index.statefulSetsByClaim, target) ?? [];
+  const stem = claimStem(target.name);
+  const templating = stem === undefined ? [] : (index.statefulSetsByStem.get(target.namespace)?.get(stem) ?? []);
+  if (templating.length === 0) return mounting;
+  return [...new Set([...mounting, ...templating])];
 }
 
 /**

@@ -7,20 +7,13 @@
  * let a claim in use look free.
  */
 import { listAt, nameAt, objectAt, objectPath, sortedNames } from './fields.js';
-import { AFFINITY_ASSISTANT_COMPONENT, AFFINITY_ASSISTANT_PREFIX, COMPONENT_LABEL } from './labels.js';
 import { describeValue } from './refs.js';
 import { projectedSecrets } from './runlinks.js';
-import { requiredMetadata, requiredString, shown, stringMap, UnreadableObjectError } from './runs.js';
+import { requiredMetadata, requiredString, UnreadableObjectError } from './runs.js';
 import { EMPTY_LIST, type PodRecord, type ReadProblem, type StatefulSetRecord } from './types.js';
 
 /** The containers of a Pod spec, each of which may read Secrets through its environment. */
 const CONTAINER_LISTS: readonly string[] = ['containers', 'initContainers', 'ephemeralContainers'];
-
-/**
- * More replicas than this and a StatefulSet's claim names are not spelled out (each is a string
- * per ordinal); the pass stops instead. Tekton's affinity assistants have one.
- */
-export const MAX_ENUMERATED_REPLICAS = 100_000;
 
 /** A Pod as what may use claims and Secrets. Throws UnreadableObjectError on a malformed object. */
 export function toPodRecord(obj: unknown): PodRecord {
@@ -91,10 +84,12 @@ function readPhase(obj: unknown, problems: ReadProblem[]): string | undefined {
 }
 
 /**
- * A StatefulSet as what may name claims: those its Pod template mounts, and those its
- * volumeClaimTemplates make, `<template>-<statefulset>-<ordinal>` for each ordinal below
- * `spec.replicas` (1 when unset, as the API server defaults it). Throws UnreadableObjectError on a
- * malformed object.
+ * A StatefulSet as what may name claims: those its Pod template mounts, and, for each of its
+ * volumeClaimTemplates, `<template>-<statefulset>-<ordinal>` for every ordinal. Not only those
+ * below `spec.replicas` from `spec.ordinals.start`: scaled down (to 0 too), a StatefulSet keeps
+ * the claims of the ordinals it dropped (persistentVolumeClaimRetentionPolicy whenScaled: Retain,
+ * the default) and its Pods mount them again when it is scaled up, so it still needs them. Throws
+ * UnreadableObjectError on a malformed object.
  */
 export function toStatefulSetRecord(obj: unknown): StatefulSetRecord {
   const problems: ReadProblem[] = [];
@@ -102,9 +97,7 @@ export function toStatefulSetRecord(obj: unknown): StatefulSetRecord {
   const namespace = requiredString(metadata, 'namespace', problems);
   const name = requiredString(metadata, 'name', problems);
   const uid = requiredString(metadata, 'uid', problems);
-  const labels = stringMap(metadata, 'labels', problems);
   const spec = objectPath(obj, ['spec'], '', problems) ?? {};
-  const replicas = readReplicas(spec['replicas'], problems);
   const claims: string[] = [];
   const podSpec = objectPath(spec, ['template', 'spec'], 'spec', problems) ?? {};
   listAt(podSpec['volumes'], 'spec.template.spec.volumes', problems).forEach((item: unknown, index) => {
@@ -113,32 +106,27 @@ export function toStatefulSetRecord(obj: unknown): StatefulSetRecord {
     const claimName = claim && nameAt(claim, 'claimName', `${field}.persistentVolumeClaim`, problems);
     if (claimName !== undefined) claims.push(claimName);
   });
+  const stems: string[] = [];
   listAt(spec['volumeClaimTemplates'], 'spec.volumeClaimTemplates', problems).forEach((item: unknown, index) => {
     const field = `spec.volumeClaimTemplates[${index}]`;
     const template = objectPath(item, ['metadata'], field, problems);
     const templateName = template && nameAt(template, 'name', `${field}.metadata`, problems);
-    if (templateName === undefined) return;
-    for (let ordinal = 0; ordinal < replicas; ordinal++) claims.push(`${templateName}-${name}-${ordinal}`);
+    if (templateName !== undefined) stems.push(`${templateName}-${name}`);
   });
   if (problems.length > 0) throw new UnreadableObjectError(`StatefulSet ${namespace}/${name}`, problems);
-  return {
-    namespace,
-    name,
-    uid,
-    isAffinityAssistant: labels[COMPONENT_LABEL] === AFFINITY_ASSISTANT_COMPONENT && name.startsWith(AFFINITY_ASSISTANT_PREFIX),
-    claims: sortedNames(claims, EMPTY_LIST),
-  };
+  return { namespace, name, uid, claims: sortedNames(claims, EMPTY_LIST), claimStems: sortedNames(stems, EMPTY_LIST) };
 }
 
-function readReplicas(value: unknown, problems: ReadProblem[]): number {
-  if (value === undefined || value === null) return 1;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    problems.push({ field: 'spec.replicas', problem: `expected a whole number of replicas, found ${shown(value)}` });
-    return 0;
-  }
-  if (value > MAX_ENUMERATED_REPLICAS) {
-    problems.push({ field: 'spec.replicas', problem: `${value} replicas: more claim names than the collector spells out (at most ${MAX_ENUMERATED_REPLICAS})` });
-    return 0;
-  }
-  return value;
+/** `-<ordinal>` at the end of a claim's name. */
+const ORDINAL_SUFFIX = /-\d+$/;
+
+/**
+ * The stem of a claim a StatefulSet's volumeClaimTemplate would make, `<template>-<statefulset>`
+ * of `<template>-<statefulset>-<ordinal>`; undefined for a name that does not end in an ordinal.
+ * Any run of digits counts (the controller writes none with leading zeros): naming too many
+ * claims only keeps more.
+ */
+export function claimStem(claim: string): string | undefined {
+  const match = ORDINAL_SUFFIX.exec(claim);
+  return match === null ? undefined : claim.slice(0, match.index);
 }

@@ -135,10 +135,13 @@ export interface StatefulSetRecord {
   namespace: string;
   name: string;
   uid: string;
-  /** Labelled `app.kubernetes.io/component: affinity-assistant` and named `affinity-assistant-…`. */
-  isAffinityAssistant: boolean;
-  /** Claims its template mounts, and `<volumeClaimTemplates[].name>-<name>-<i>` for each ordinal i below replicas; sorted. */
+  /** Claims its Pod template mounts, by name; sorted. */
   claims: readonly string[];
+  /**
+   * `<volumeClaimTemplates[].name>-<name>`: it names `<stem>-<ordinal>` for every ordinal, whatever
+   * its replicas and ordinals.start are now (core/holders.ts claimStem); sorted.
+   */
+  claimStems: readonly string[];
 }
 
 /** One frozen empty list for every record that has nothing to list: an empty array per run costs more than the run's name. */

@@ -132,16 +132,23 @@ export class Objects {
   /**
    * An affinity-assistant StatefulSet as Tekton makes it (its PipelineRun, instance and component labels, a controller
    * ownerReference to its PipelineRun, one volumeClaimTemplate); `labels` replaces its
-   * labels, to make one that lacks a part of the marker.
+   * labels, to make one that lacks a part of the marker; `replicas` and `ordinalsStart` scale it
+   * (1 from ordinal 0 unless given), `finalizers` make it survive a DELETE.
    */
-  async affinityStatefulSet(namespace: string, name: string, owner: RunIdentity, more: { template?: string; labels?: Record<string, string> } = {}): Promise<Created> {
+  async affinityStatefulSet(
+    namespace: string,
+    name: string,
+    owner: RunIdentity,
+    more: { template?: string; labels?: Record<string, string>; replicas?: number; ordinalsStart?: number; finalizers?: string[] } = {},
+  ): Promise<Created> {
     const labels = more.labels ?? affinityLabels(name, owner.name);
     const created = await this.apps.createNamespacedStatefulSet({
       namespace,
       body: {
-        metadata: { name, namespace, labels, ownerReferences: [controllerRef(owner)] },
+        metadata: { name, namespace, labels, ownerReferences: [controllerRef(owner)], ...(more.finalizers !== undefined && { finalizers: more.finalizers }) },
         spec: {
-          replicas: 1,
+          replicas: more.replicas ?? 1,
+          ...(more.ordinalsStart !== undefined && { ordinals: { start: more.ordinalsStart } }),
           serviceName: '',
           selector: { matchLabels: { 'app.kubernetes.io/instance': name } },
           template: { metadata: { labels: { ...labels, 'app.kubernetes.io/instance': name } }, spec: { containers: [{ name: 'affinity-assistant', image: 'nginx' }] } },

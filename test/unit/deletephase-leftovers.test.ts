@@ -108,7 +108,7 @@ async function pass(
 describe('delete phase: leftovers', () => {
   const sts = affinityStatefulSet('affinity-assistant-0123456789', PR);
   const stsClaim = affinityClaim('pvc-0123abcd-affinity-assistant-0123456789-0', 'pr-1');
-  const holding = statefulSet('affinity-assistant-0123456789', ['pvc-0123abcd-affinity-assistant-0123456789-0'], { uid: sts.uid, isAffinityAssistant: true });
+  const holding = statefulSet('affinity-assistant-0123456789', ['pvc-0123abcd-affinity-assistant-0123456789-0'], { uid: sts.uid });
 
   it('deletes collector by collector (StatefulSets, Secrets, claims) and re-reads Pods and StatefulSets before the claims', async () => {
     const cluster = new FakeCluster([], [holding]);

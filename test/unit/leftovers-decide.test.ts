@@ -448,7 +448,7 @@ const rows: readonly Row[] = [
     target: affinityStatefulSet('affinity-assistant-0123456789', owner),
     runs: [owner],
     pods: [pod('affinity-assistant-0123456789-0', { claims: ['pvc-0123abcd-affinity-assistant-0123456789-0'] })],
-    statefulSets: [statefulSet('affinity-assistant-0123456789', ['pvc-0123abcd-affinity-assistant-0123456789-0'], { isAffinityAssistant: true })],
+    statefulSets: [statefulSet('affinity-assistant-0123456789', ['pvc-0123abcd-affinity-assistant-0123456789-0'])],
     action: 'delete',
     reason: 'runs-finished',
     message: `its only linked run, PipelineRun pr-1 (its owner), finished at ${DAY_AGO}`,
@@ -458,7 +458,7 @@ const rows: readonly Row[] = [
     row: 'rule 8: an affinity-assistant claim whose StatefulSet still exists (scenario 13)',
     target: affinityClaim('pvc-0123abcd-affinity-assistant-0123456789-0', 'pr-1'),
     runs: [owner],
-    statefulSets: [statefulSet('affinity-assistant-0123456789', ['pvc-0123abcd-affinity-assistant-0123456789-0'], { isAffinityAssistant: true })],
+    statefulSets: [statefulSet('affinity-assistant-0123456789', ['pvc-0123abcd-affinity-assistant-0123456789-0'])],
     action: 'keep',
     reason: 'in-use-by-statefulset',
     message: 'named by StatefulSet affinity-assistant-0123456789',
@@ -502,7 +502,7 @@ const rows: readonly Row[] = [
     target: affinityClaim('pvc-0123abcd-affinity-assistant-0123456789-0', 'pr-1'),
     others: [affinityStatefulSet('affinity-assistant-0123456789', owner, { labels: { [`${KEY}/retain`]: 'true' } })],
     runs: [owner],
-    statefulSets: [statefulSet('affinity-assistant-0123456789', ['pvc-0123abcd-affinity-assistant-0123456789-0'], { isAffinityAssistant: true })],
+    statefulSets: [statefulSet('affinity-assistant-0123456789', ['pvc-0123abcd-affinity-assistant-0123456789-0'])],
     action: 'keep',
     reason: 'in-use-by-statefulset',
     message: 'named by StatefulSet affinity-assistant-0123456789',
@@ -513,7 +513,7 @@ const rows: readonly Row[] = [
     target: affinityClaim('pvc-0123abcd-affinity-assistant-0123456789-0', 'pr-1'),
     others: [affinityStatefulSet('affinity-assistant-0123456789', owner)],
     runs: [owner],
-    statefulSets: [statefulSet('affinity-assistant-0123456789', ['pvc-0123abcd-affinity-assistant-0123456789-0'], { isAffinityAssistant: true })],
+    statefulSets: [statefulSet('affinity-assistant-0123456789', ['pvc-0123abcd-affinity-assistant-0123456789-0'])],
     action: 'delete',
     reason: 'runs-finished',
     message: `its only linked run, PipelineRun pr-1 (by its tekton.dev/pipelineRun label), finished at ${DAY_AGO}`,
@@ -821,7 +821,7 @@ describe('the pass', () => {
   it('a StatefulSet is released only by a delete decision of the same pass, whatever the order of the targets', () => {
     const sts = affinityStatefulSet('affinity-assistant-0123456789', owner);
     const aa = affinityClaim('pvc-0123abcd-affinity-assistant-0123456789-0', 'pr-1');
-    const holders = [statefulSet('affinity-assistant-0123456789', ['pvc-0123abcd-affinity-assistant-0123456789-0'], { isAffinityAssistant: true })];
+    const holders = [statefulSet('affinity-assistant-0123456789', ['pvc-0123abcd-affinity-assistant-0123456789-0'])];
     for (const targets of [[sts, aa], [aa, sts]]) {
       const decisions = decide({ targets, runs: [owner], namespaces: new Map(), statefulSets: holders }, POLICY, NOW);
       assert.deepEqual(decisions.map((d) => d.action), ['delete', 'delete']);

@@ -166,8 +166,8 @@ function viewOf(cluster: Cluster): ClusterView {
   const pods: PodRecord[] = cluster.pods.map((p) => ({ namespace: p.namespace, name: p.name, ...(p.phase !== undefined && { phase: p.phase }), claims: p.claims, secrets: p.secrets }));
   // A StatefulSet target is also listed as a holder, with the claim its template makes.
   const holders: StatefulSetRecord[] = [
-    ...cluster.statefulSets.map((s, i) => ({ namespace: s.namespace, name: `${s.name}-${i}`, uid: `h-${i}`, isAffinityAssistant: false, claims: s.claims })),
-    ...unique.filter((t) => t.kind === 'StatefulSet').map((t) => ({ namespace: t.namespace, name: t.name, uid: t.uid, isAffinityAssistant: true, claims: [`data-${t.name}-0`] })),
+    ...cluster.statefulSets.map((s, i) => ({ namespace: s.namespace, name: `${s.name}-${i}`, uid: `h-${i}`, claims: s.claims, claimStems: [] })),
+    ...unique.filter((t) => t.kind === 'StatefulSet').map((t) => ({ namespace: t.namespace, name: t.name, uid: t.uid, claims: [`data-${t.name}-0`], claimStems: [] })),
   ];
   const runs = [...new Map(cluster.runs.map(toRun).map((r) => [`${r.kind}/${r.uid}`, r])).values()];
   return { targets: unique, runs, namespaces: new Map(), pods, statefulSets: holders };

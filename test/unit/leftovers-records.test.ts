@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { COLLECTORS } from '../../src/core/collectors.js';
-import { MAX_ENUMERATED_REPLICAS, toPodRecord, toStatefulSetRecord } from '../../src/core/holders.js';
+import { claimStem, toPodRecord, toStatefulSetRecord } from '../../src/core/holders.js';
 import { toClaimTarget, toPacSecretTarget, toStatefulSetTarget } from '../../src/core/markers.js';
 import { NO_WORKSPACES } from '../../src/core/runlinks.js';
 import { toRunRecord, UnreadableObjectError } from '../../src/core/runs.js';
@@ -229,42 +229,54 @@ describe('toPodRecord', () => {
 });
 
 describe('toStatefulSetRecord', () => {
-  it('an affinity assistant names its template claim at ordinal 0 (replicas unset means 1)', () => {
+  it('an affinity assistant names its template claim by stem: <template>-<statefulset>', () => {
     const object = affinityStatefulSetObject('pr-1', 'affinity-assistant-0123456789', { spec: { replicas: undefined } });
     assert.deepEqual(toStatefulSetRecord(object), {
       namespace: 'ci',
       name: 'affinity-assistant-0123456789',
       uid: 'uid-affinity-assistant-0123456789',
-      isAffinityAssistant: true,
-      claims: ['pvc-0123abcd-affinity-assistant-0123456789-0'],
+      claims: [],
+      claimStems: ['pvc-0123abcd-affinity-assistant-0123456789'],
     });
   });
 
-  it('template volumes by claimName, and each volumeClaimTemplate for every ordinal below replicas', () => {
+  it('template volumes by claimName, and each volumeClaimTemplate by its stem', () => {
     const object = {
       metadata: { name: 'db', namespace: 'ci', uid: 'uid-db' },
       spec: {
         replicas: 3,
         template: { spec: { volumes: [{ name: 'shared', persistentVolumeClaim: { claimName: 'shared-data' } }, { name: 'tmp', emptyDir: {} }] } },
-        volumeClaimTemplates: [{ metadata: { name: 'data' } }],
+        volumeClaimTemplates: [{ metadata: { name: 'logs' } }, { metadata: { name: 'data' } }],
       },
     };
-    assert.deepEqual(toStatefulSetRecord(object), { namespace: 'ci', name: 'db', uid: 'uid-db', isAffinityAssistant: false, claims: ['data-db-0', 'data-db-1', 'data-db-2', 'shared-data'] });
+    assert.deepEqual(toStatefulSetRecord(object), { namespace: 'ci', name: 'db', uid: 'uid-db', claims: ['shared-data'], claimStems: ['data-db', 'logs-db'] });
   });
 
-  it('replicas 0: its templates name no claim', () => {
-    assert.deepEqual(toStatefulSetRecord({ metadata: { name: 'db', namespace: 'ci', uid: 'u' }, spec: { replicas: 0, volumeClaimTemplates: [{ metadata: { name: 'data' } }] } }).claims, []);
+  it('replicas and ordinals.start do not narrow what it names: scaled to 0, or starting at 5, its templates still name their claims', () => {
+    // Scaled down, a StatefulSet keeps the claims of the ordinals it dropped and mounts them again when scaled up.
+    for (const spec of [{ replicas: 0 }, { replicas: 1, ordinals: { start: 5 } }, { replicas: '3' }, { replicas: -1 }]) {
+      const record = toStatefulSetRecord({ metadata: { name: 'db', namespace: 'ci', uid: 'u' }, spec: { ...spec, volumeClaimTemplates: [{ metadata: { name: 'data' } }] } });
+      assert.deepEqual(record.claimStems, ['data-db'], JSON.stringify(spec));
+    }
   });
 
-  it('an affinity-assistant name without the component label is not an affinity assistant', () => {
-    assert.equal(toStatefulSetRecord(affinityStatefulSetObject('pr-1', undefined, { labels: { 'app.kubernetes.io/component': undefined } })).isAffinityAssistant, false);
+  it('a template or a mount it cannot read stops the pass', () => {
+    const object = (spec: Obj): Obj => ({ metadata: { name: 'db', namespace: 'ci', uid: 'u' }, spec });
+    assert.throws(() => toStatefulSetRecord(object({ volumeClaimTemplates: [{ metadata: { name: 3 } }] })), unreadable(/spec\.volumeClaimTemplates\[0\]\.metadata\.name/));
+    assert.throws(() => toStatefulSetRecord(object({ volumeClaimTemplates: 'data' })), unreadable(/spec\.volumeClaimTemplates/));
+    assert.throws(() => toStatefulSetRecord(object({ template: { spec: { volumes: [{ persistentVolumeClaim: { claimName: [] } }] } } })), unreadable(/spec\.template\.spec\.volumes\[0\]\.persistentVolumeClaim\.claimName/));
   });
+});
 
-  it('replicas it cannot read, or too many to spell out, stop the pass', () => {
-    const object = (replicas: unknown): Obj => ({ metadata: { name: 'db', namespace: 'ci', uid: 'u' }, spec: { replicas } });
-    assert.throws(() => toStatefulSetRecord(object('3')), unreadable(/spec\.replicas: expected a whole number/));
-    assert.throws(() => toStatefulSetRecord(object(-1)), unreadable(/spec\.replicas/));
-    assert.throws(() => toStatefulSetRecord(object(MAX_ENUMERATED_REPLICAS + 1)), unreadable(/more claim names than the collector spells out/));
+describe('claimStem', () => {
+  it('is the name less its ordinal, for any ordinal; undefined when the name ends in none', () => {
+    assert.equal(claimStem('pvc-0123abcd-affinity-assistant-0123456789-0'), 'pvc-0123abcd-affinity-assistant-0123456789');
+    assert.equal(claimStem('data-db-12'), 'data-db');
+    assert.equal(claimStem('data-db-007'), 'data-db');
+    assert.equal(claimStem('data-db'), undefined);
+    assert.equal(claimStem('data-db-'), undefined);
+    assert.equal(claimStem('data-db-1a'), undefined);
+    assert.equal(claimStem('7'), undefined);
   });
 });
 

@@ -1,0 +1,142 @@
+/**
+ * What holds a claim, on a real kube-apiserver, for every combination of --collect: a claim that
+ * a StatefulSet surviving the pass names, or that a Pod which has not finished mounts, is never
+ * deleted, by a live pass or by `apply` of a plan.
+ *
+ * A StatefulSet names `<template>-<name>-<ordinal>` for every ordinal, not only those of its
+ * current replicas: scaled to 0, or with ordinals from 3, it keeps the claims of the ordinals it
+ * dropped and mounts them again when scaled up. A StatefulSet survives a pass when the pass does
+ * not delete it: it is not collected, its DELETE leaves it Terminating (another finalizer), or
+ * `apply` may not delete it (it changed since the plan).
+ *
+ * Each pass also has something to delete for each collector that is on, so a pass that deletes
+ * nothing fails too. The bare server runs no StatefulSet controller: the claims are created by
+ * hand, as the controller names them.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
+import { COLLECTOR_NAMES, type CollectorName } from '../../src/core/collectors.js';
+import type { ReportDocument } from '../../src/report/model.js';
+import { Objects, controllerRef, pacLabels, verdicts, workspaceRun, type RunIdentity } from '../support/objects.js';
+import { passInProcess } from '../support/pass.js';
+import { Seeder } from '../support/seed.js';
+import { gitResource, hoursAgo, type RunStatusSpec } from '../support/tekton.js';
+
+const FINISHED: RunStatusSpec = { state: 'succeeded', finishedAt: hoursAgo(2) };
+const CLAIM = 'PersistentVolumeClaim';
+const HOLD = 'example.com/hold';
+const SCALED = 'affinity-assistant-5ca1ed0000';
+const SCALED_CLAIM = `pvc-0123abcd-${SCALED}-0`;
+
+/** Every non-empty combination of the collectors, in COLLECTOR_NAMES order. */
+const COMBINATIONS: readonly CollectorName[][] = Array.from({ length: 2 ** COLLECTOR_NAMES.length - 1 }, (_, index) => COLLECTOR_NAMES.filter((_name, bit) => ((index + 1) & (1 << bit)) !== 0));
+
+describe('holders: a claim a surviving StatefulSet names or an active Pod mounts is never deleted', () => {
+  let controlPlane: ControlPlane;
+  let seed: Seeder;
+  let objects: Objects;
+
+  before(async () => {
+    controlPlane = await startControlPlane({ crds: 'v0.45' });
+    seed = new Seeder(controlPlane.kubeConfig());
+    objects = new Objects(controlPlane.kubeConfig());
+  });
+  after(() => controlPlane?.stop());
+
+  async function finishedRun(namespace: string, name: string): Promise<RunIdentity> {
+    const created = await seed.create(workspaceRun('PipelineRun', { name, namespace }), FINISHED);
+    return { kind: 'PipelineRun', name, uid: created.uid };
+  }
+
+  /**
+   * A namespace where every claim but `pvc-free` is held: by an affinity assistant scaled to 0 that
+   * survives a DELETE, by a StatefulSet (no target) whose ordinals start at 3, by a running Pod.
+   * Free: a claim, an ownerless Pipelines-as-Code Secret, an unreferenced PipelineResource.
+   */
+  async function heldClaims(ns: string): Promise<void> {
+    await seed.namespace(ns);
+    const done = await finishedRun(ns, 'build-done');
+    const owned = { ownerReferences: [controllerRef(done)] };
+    await objects.affinityStatefulSet(ns, SCALED, done, { replicas: 0, finalizers: [HOLD] });
+    await objects.affinityClaim(ns, SCALED, done.name);
+    await objects.affinityStatefulSet(ns, 'db', done, { labels: { app: 'db' }, template: 'data', replicas: 1, ordinalsStart: 3 });
+    await objects.claim(ns, 'data-db-0', owned);
+    await objects.claim(ns, 'data-db-3', owned);
+    await objects.claim(ns, 'pvc-in-use', owned);
+    await objects.pod(ns, 'build-done-compile-pod', { phase: 'Running', claims: ['pvc-in-use'] });
+    await objects.claim(ns, 'pvc-free', owned);
+    await objects.secret(ns, 'pac-gitauth-free01', { labels: pacLabels() });
+    await seed.create(gitResource({ name: 'src-free', namespace: ns }, 'aaa111'));
+  }
+
+  async function releaseHold(ns: string): Promise<void> {
+    await objects.apps.patchNamespacedStatefulSet({ name: SCALED, namespace: ns, body: [{ op: 'remove', path: '/metadata/finalizers' }] });
+  }
+
+  for (const [index, collect] of COMBINATIONS.entries()) {
+    test(`--collect ${collect.join(',')}: held claims stay, free objects of the collectors on go`, async () => {
+      const ns = `hold-${index + 1}`;
+      await heldClaims(ns);
+      const on = (name: CollectorName): boolean => collect.includes(name);
+      const { outcome } = await passInProcess(controlPlane.kubeConfig(), ['--collect', collect.join(','), '--pvc-finalizer', on('workspace-pvcs') ? 'purge' : 'keep', '--min-age', '0s', '--namespace', ns]);
+      const report: ReportDocument = outcome.report;
+      assert.equal(outcome.exitCode, 0, JSON.stringify(report.errors));
+      const got = verdicts(report);
+      if (on('workspace-pvcs')) {
+        assert.equal(got[`${CLAIM} ${ns}/${SCALED_CLAIM}`], 'in-use-by-statefulset kept');
+        assert.equal(got[`${CLAIM} ${ns}/data-db-0`], 'in-use-by-statefulset kept');
+        assert.equal(got[`${CLAIM} ${ns}/data-db-3`], 'in-use-by-statefulset kept');
+        assert.equal(got[`${CLAIM} ${ns}/pvc-in-use`], 'in-use-by-pod kept');
+        assert.equal(got[`${CLAIM} ${ns}/pvc-free`], 'runs-finished deleted');
+      }
+      if (on('affinity-assistants')) assert.equal(got[`StatefulSet ${ns}/${SCALED}`], 'runs-finished terminating');
+      if (on('pac-secrets')) assert.equal(got[`Secret ${ns}/pac-gitauth-free01`], 'unreferenced deleted');
+      if (on('pipelineresources')) assert.equal(got[`PipelineResource ${ns}/src-free`], 'unreferenced deleted');
+      assert.deepEqual(
+        await objects.fates(ns, { [SCALED_CLAIM]: CLAIM, 'data-db-0': CLAIM, 'data-db-3': CLAIM, 'pvc-in-use': CLAIM, 'pvc-free': CLAIM, [SCALED]: 'StatefulSet', db: 'StatefulSet', 'pac-gitauth-free01': 'Secret', 'src-free': 'PipelineResource' }),
+        {
+          [`${CLAIM} ${SCALED_CLAIM}`]: 'present',
+          [`${CLAIM} data-db-0`]: 'present',
+          [`${CLAIM} data-db-3`]: 'present',
+          [`${CLAIM} pvc-in-use`]: 'present',
+          [`${CLAIM} pvc-free`]: on('workspace-pvcs') ? 'gone' : 'present',
+          [`StatefulSet ${SCALED}`]: on('affinity-assistants') ? 'terminating' : 'present',
+          'StatefulSet db': 'present',
+          'Secret pac-gitauth-free01': on('pac-secrets') ? 'gone' : 'present',
+          'PipelineResource src-free': on('pipelineresources') ? 'gone' : 'present',
+        },
+      );
+      await releaseHold(ns);
+    });
+  }
+
+  test('apply: a StatefulSet that changed since the plan is not deleted, so the claim it names is kept', async () => {
+    const ns = 'hold-apply';
+    await seed.namespace(ns);
+    const done = await finishedRun(ns, 'build-done');
+    const sts = 'affinity-assistant-a991100000';
+    await objects.affinityStatefulSet(ns, sts, done);
+    const claim = await objects.affinityClaim(ns, sts, done.name);
+    await objects.claim(ns, 'pvc-free', { ownerReferences: [controllerRef(done)] });
+    const args = ['--collect', 'affinity-assistants,workspace-pvcs', '--pvc-finalizer', 'purge', '--min-age', '0s', '--namespace', ns];
+
+    const dry = await passInProcess(controlPlane.kubeConfig(), ['--dry-run', ...args], { plans: { write: { cluster: { server: controlPlane.server }, file: 'plan.json' } } });
+    const plan = dry.outcome.plan;
+    assert.ok(plan !== undefined);
+    // The plan deletes all three: the StatefulSet first, so it no longer holds its claim.
+    assert.deepEqual(plan.entries.map((entry) => `${entry.kind} ${entry.name}`).sort(), [`${CLAIM} ${claim}`, `${CLAIM} pvc-free`, `StatefulSet ${sts}`]);
+
+    await objects.apps.patchNamespacedStatefulSet({ name: sts, namespace: ns, body: [{ op: 'add', path: '/metadata/labels/touched', value: 'after-the-plan' }] });
+    const applied = await passInProcess(controlPlane.kubeConfig(), args, { plans: { apply: { plan, file: 'plan.json' } } });
+    const got = verdicts(applied.outcome.report);
+    assert.equal(got[`StatefulSet ${ns}/${sts}`], 'runs-finished changed');
+    assert.equal(got[`${CLAIM} ${ns}/${claim}`], 'in-use-by-statefulset kept');
+    assert.equal(got[`${CLAIM} ${ns}/pvc-free`], 'runs-finished deleted');
+    assert.deepEqual(await objects.fates(ns, { [claim]: CLAIM, [sts]: 'StatefulSet', 'pvc-free': CLAIM }), {
+      [`${CLAIM} ${claim}`]: 'present',
+      [`StatefulSet ${sts}`]: 'present',
+      [`${CLAIM} pvc-free`]: 'gone',
+    });
+  });
+});
