@@ -39,7 +39,7 @@ import { outcomes, reportOf, runCli, type CliResult } from '../support/cli.js';
 import { startGroupStore } from '../support/pushgateway.js';
 import { Seeder } from '../support/seed.js';
 import { gitResource, pipelineRun } from '../support/tekton.js';
-import { exec, type Exit } from '../support/exec.js';
+import { exec, toolEnv as toolEnvIn, type Exit } from '../support/exec.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CHART = path.join(ROOT, 'chart');
@@ -120,13 +120,7 @@ function run(command: string, args: readonly string[], options: { cwd?: string; 
 
 /** Helm and kubectl keep their caches and settings in the test's directory. */
 function toolEnv(): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH ?? '',
-    HOME: work,
-    HELM_CACHE_HOME: path.join(work, 'helm', 'cache'),
-    HELM_CONFIG_HOME: path.join(work, 'helm', 'config'),
-    HELM_DATA_HOME: path.join(work, 'helm', 'data'),
-  };
+  return toolEnvIn(work);
 }
 
 function succeeded(exit: Exit, what: string): string {

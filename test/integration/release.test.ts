@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import yaml from 'js-yaml';
 import { ensureBinaries } from '../../harness/build.js';
-import { exec, type Exit } from '../support/exec.js';
+import { exec, toolEnv, type Exit } from '../support/exec.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (file: string): Promise<string> => readFile(path.join(ROOT, file), 'utf8');
@@ -112,7 +112,7 @@ function imageOwner(): string {
 /** The chart's default CronJob and its container, as `helm template` renders them. */
 async function renderDefaults(releaseName: string, namespace: string): Promise<{ cronJob: string; image: string }> {
   const exit = await run(helmPath, ['template', releaseName, path.join(ROOT, 'chart'), '--namespace', namespace], {
-    env: { PATH: process.env.PATH ?? '', HOME: work, HELM_CACHE_HOME: path.join(work, 'helm'), HELM_CONFIG_HOME: path.join(work, 'helm'), HELM_DATA_HOME: path.join(work, 'helm') },
+    env: toolEnv(work),
   });
   assert.equal(exit.code, 0, exit.stderr);
   const cronJob = (yaml.loadAll(exit.stdout) as { kind?: string; metadata: { name: string }; spec: { jobTemplate: { spec: { template: { spec: { containers: { image: string }[] } } } } } }[]).find(

@@ -4,6 +4,7 @@
  * environment (tests never pass on their own).
  */
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 
 export interface Exit {
   code: number | null;
@@ -35,4 +36,15 @@ export function exec(command: string, args: readonly string[], options: ExecOpti
       child.stdin?.end(options.input);
     }
   });
+}
+
+/** The environment of helm and kubectl in a test: PATH only, with their caches and settings in the test's directory `work`. */
+export function toolEnv(work: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: work,
+    HELM_CACHE_HOME: join(work, 'helm', 'cache'),
+    HELM_CONFIG_HOME: join(work, 'helm', 'config'),
+    HELM_DATA_HOME: join(work, 'helm', 'data'),
+  };
 }

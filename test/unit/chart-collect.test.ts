@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { loadAllYaml, type V1ClusterRole, type V1Container, type V1CronJob, type V1Pod, type V1PolicyRule, type V1Role } from '@kubernetes/client-node';
 import { ensureBinaries } from '../../harness/build.js';
-import { exec, type Exit } from '../support/exec.js';
+import { exec, toolEnv, type Exit } from '../support/exec.js';
 import { assertGolden } from '../support/golden.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -41,13 +41,7 @@ let files = 0;
 async function helmRun(args: readonly string[], values: Values): Promise<Exit> {
   const file = path.join(work, `values-${files++}.json`);
   await writeFile(file, JSON.stringify(values));
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: work,
-    HELM_CACHE_HOME: path.join(work, 'helm', 'cache'),
-    HELM_CONFIG_HOME: path.join(work, 'helm', 'config'),
-    HELM_DATA_HOME: path.join(work, 'helm', 'data'),
-  };
+  const env = toolEnv(work);
   return exec(helm, [...args, '--values', file], { cwd: ROOT, env });
 }
 

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { loadAllYaml } from '@kubernetes/client-node';
 import { ensureBinaries } from '../../harness/build.js';
-import { exec } from '../support/exec.js';
+import { exec, toolEnv } from '../support/exec.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CHART = path.join(ROOT, 'chart');
@@ -71,13 +71,7 @@ async function renderYaml(valueFiles: readonly Values[], extra: readonly string[
     await writeFile(file, JSON.stringify(values));
     args.push('--values', file);
   }
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: work,
-    HELM_CACHE_HOME: path.join(work, 'helm', 'cache'),
-    HELM_CONFIG_HOME: path.join(work, 'helm', 'config'),
-    HELM_DATA_HOME: path.join(work, 'helm', 'data'),
-  };
+  const env = toolEnv(work);
   const exit = await exec(helm, [...args, ...extra], { cwd: ROOT, env });
   assert.equal(exit.code, 0, `helm template failed:\n${exit.stderr}`);
   return exit.stdout;
