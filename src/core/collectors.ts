@@ -85,8 +85,6 @@ export interface Collector {
   heldBy: HeldBy;
   /** The holders this collector's rules read: the adapter lists Pods and StatefulSets only for a collector that reads them. */
   reads: { pods: boolean; statefulSets: boolean };
-  /** A DELETE's propagationPolicy, when not the default. */
-  deletePropagation?: 'Background';
 }
 
 /** The leftovers' table (docs/spec.md, "Leftovers"); rows 5, 7 and 8 apply to some kinds only. */
@@ -134,8 +132,6 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
     runProblems: 'links',
     heldBy: {},
     reads: reads({}),
-    // Its Pod goes with it, in the background: the pass does not wait for it.
-    deletePropagation: 'Background',
   },
   'pac-secrets': {
     name: 'pac-secrets',

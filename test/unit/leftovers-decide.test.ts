@@ -875,7 +875,6 @@ describe('the collectors, as data', () => {
     assert.deepEqual(COLLECTORS['pac-secrets'].reads, { pods: true, statefulSets: false });
     assert.deepEqual(COLLECTORS['affinity-assistants'].reads, { pods: false, statefulSets: false });
     assert.deepEqual(COLLECTORS.pipelineresources.reads, { pods: false, statefulSets: false });
-    assert.equal(COLLECTORS['affinity-assistants'].deletePropagation, 'Background');
   });
 
   it('the PipelineResources’ table is the leftovers’ without the four new rows, in the same order; ALL_REASONS holds every code once', () => {
