@@ -3,7 +3,8 @@
  * cron schedule, for people who run the collector as a Deployment or on a workstation.
  *
  * Choices (written down for users in docs/operations.md):
- * - A schedule, and its ticks, are read as Kubernetes reads a CronJob's: see cron.ts.
+ * - A schedule, and its ticks, are read as Kubernetes reads a CronJob's, the ticks computed
+ *   with cron-parser: see cron.ts.
  * - `--time-zone` is a tz database name (luxon checks it); without it, the machine's zone.
  * - No pass at start: the first one is at the first tick, as a CronJob's first Job.
  * - The next tick is the first after the later of now and the last pass's tick, so a
@@ -23,7 +24,6 @@ import { DESCRIPTORS, cronFields, nextTick as cronNextTick, parseCron, type Cron
 import type { Parsed } from './core/retention.js';
 import type { Logger } from './log.js';
 import { isAborted } from './signals.js';
-import { offsetIn, type OffsetAt } from './walltime.js';
 
 const SCHEDULE_EXAMPLES = 'five cron fields such as "17 * * * *" or "0 3 * * MON-FRI", or @hourly, @daily, @weekly, @monthly, @yearly, @every 6h';
 
@@ -54,7 +54,7 @@ export function localTimeZone(): string {
 
 /** The first tick strictly after `after`, or undefined when none comes within five years. */
 export function nextTick(fields: string, timeZone: string, after: Date): Date | undefined {
-  const tick = cronNextTick(cronOf(fields), offsetIn(timeZone), after.getTime());
+  const tick = cronNextTick(cronOf(fields), timeZone, after.getTime());
   return tick === undefined ? undefined : new Date(tick);
 }
 
@@ -76,20 +76,20 @@ export interface NextPass {
  * the ticks after `lastTick` (so an `@every` schedule keeps its rhythm), and the ticks
  * walked over on the way, which were skipped.
  */
-export function planNextPass(cron: Cron, offsetAt: OffsetAt, lastTick: number | undefined, now: number): NextPass {
-  if (lastTick === undefined) return { at: cronNextTick(cron, offsetAt, now) };
+export function planNextPass(cron: Cron, timeZone: string, lastTick: number | undefined, now: number): NextPass {
+  if (lastTick === undefined) return { at: cronNextTick(cron, timeZone, now) };
   const plan: NextPass = { at: undefined };
   if (now < lastTick) plan.clockBehind = { now, lastTick };
-  let tick = cronNextTick(cron, offsetAt, lastTick);
+  let tick = cronNextTick(cron, timeZone, lastTick);
   let skipped: NextPass['skipped'];
   while (tick !== undefined && tick <= now) {
     if (skipped !== undefined && skipped.count === MAX_COUNTED_SKIPS) {
       skipped.countedAll = false;
-      tick = cronNextTick(cron, offsetAt, now);
+      tick = cronNextTick(cron, timeZone, now);
       break;
     }
     skipped = skipped === undefined ? { count: 1, first: tick, last: tick, countedAll: true } : { ...skipped, count: skipped.count + 1, last: tick };
-    tick = cronNextTick(cron, offsetAt, tick);
+    tick = cronNextTick(cron, timeZone, tick);
   }
   plan.at = tick;
   if (skipped !== undefined) plan.skipped = skipped;
@@ -117,12 +117,11 @@ const EXIT_COULD_NOT_RUN = 1;
  */
 export async function runOnSchedule(schedule: { text: string; fields: string; timeZone: string }, deps: ScheduleDeps): Promise<number> {
   const cron = cronOf(schedule.fields);
-  const offsetAt = offsetIn(schedule.timeZone);
   const local = (ms: number): string => DateTime.fromMillis(ms, { zone: schedule.timeZone }).toISO({ suppressMilliseconds: true }) ?? new Date(ms).toISOString();
   const about = { schedule: schedule.text, timeZone: schedule.timeZone };
   let lastTick: number | undefined;
   while (!isAborted(deps.signal)) {
-    const plan = planNextPass(cron, offsetAt, lastTick, deps.now().getTime());
+    const plan = planNextPass(cron, schedule.timeZone, lastTick, deps.now().getTime());
     logPlan(plan, deps.log, about, local);
     if (plan.at === undefined) return EXIT_COULD_NOT_RUN;
     const at = plan.at;

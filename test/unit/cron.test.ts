@@ -1,6 +1,6 @@
 /**
- * cron.ts against robfig/cron v3.0.1's own tests, the library Kubernetes' CronJob controller
- * computes ticks with. Rows are copied verbatim from
+ * cron.ts (cron-parser, wrapped) against robfig/cron v3.0.1's own tests, the library
+ * Kubernetes' CronJob controller computes ticks with. Rows are copied verbatim from
  * https://github.com/robfig/cron/blob/v3.0.1/spec_test.go (TestActivation, TestNext,
  * TestNextWithTz, TestErrors, TestSlash0NoHang),
  * https://github.com/robfig/cron/blob/v3.0.1/parser_test.go (TestRange, TestField,
@@ -9,13 +9,16 @@
  * with their expected times. What cannot be ported is said where it is left out.
  *
  * Their times without a zone are the test machine's local time; here Etc/UTC, which has no
- * clock change near any of them.
+ * clock change near any of them. Every row agrees but those robfig answers "none" for: a
+ * schedule no date matches, and `@every` under a minute, which cron.ts refuses on purpose
+ * (the rows say so). Where cron-parser alone would differ, and where cron.ts still does
+ * (robfig's own slips on some clock-change days), is at the end.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { CronExpressionParser } from 'cron-parser';
 import { DateTime } from 'luxon';
-import { nextTick, parseCron, parseGoDuration, parseStandard, type Cron, type CronField } from '../../src/cron.js';
-import { addDate, goDate, offsetIn } from '../../src/walltime.js';
+import { nextTick, parseCron, parseGoDuration, parseStandard, type Cron } from '../../src/cron.js';
 
 const LOCAL = 'Etc/UTC';
 
@@ -46,19 +49,40 @@ function standardOf(spec: string): { spec: string; zone: string | undefined } {
 }
 
 function parsedOrThrow(spec: string): Cron {
-  const parsed = parseStandard(spec);
+  const parsed = parseCron(spec);
   if (!parsed.ok) throw new Error(`${spec}: ${parsed.error}`);
   return parsed.value;
 }
 
-function fieldsOf(spec: string): Extract<Cron, { kind: 'fields' }> {
+function fieldsOf(spec: string): Extract<Cron, { kind: 'fields' }>['parsed'] {
   const cron = parsedOrThrow(spec);
   assert.equal(cron.kind, 'fields');
-  return cron;
+  return cron.parsed;
 }
 
-function values(field: CronField): number[] {
-  return [...field.values].sort((a, b) => a - b);
+/** The values cron-parser read for a field. */
+function values(field: { values: readonly (number | string)[] }): (number | string)[] {
+  return [...field.values];
+}
+
+/** cron-parser's own next tick, for the rows that show why cron.ts wraps it. */
+function cronParserTicks(expression: string, timeZone: string, fromIso: string, count: number): string[] {
+  const expr = CronExpressionParser.parse(expression, { tz: timeZone, currentDate: new Date(fromIso) });
+  return expr.take(count).map((date) => date.toISOString() ?? '');
+}
+
+/** The wrapper's first `count` ticks after `fromIso`. */
+function ticks(spec: string, timeZone: string, fromIso: string, count: number): string[] {
+  const cron = parsedOrThrow(spec);
+  const out: string[] = [];
+  let after = Date.parse(fromIso);
+  for (let index = 0; index < count; index++) {
+    const tick = nextTick(cron, timeZone, after);
+    if (tick === undefined) break;
+    out.push(new Date(tick).toISOString());
+    after = tick;
+  }
+  return out;
 }
 
 function range(from: number, to: number, step = 1): number[] {
@@ -110,7 +134,7 @@ describe('robfig/cron TestActivation: is this instant a tick? (Next from a secon
   for (const [time, spec, expected] of rows) {
     it(`${spec} at ${time}: ${String(expected)}`, () => {
       const at = robfigTime(time, LOCAL);
-      assert.equal(nextTick(parsedOrThrow(spec), offsetIn(LOCAL), at - 1000) === at, expected);
+      assert.equal(nextTick(parsedOrThrow(spec), LOCAL, at - 1000) === at, expected);
     });
   }
 });
@@ -202,8 +226,14 @@ describe('robfig/cron TestNext and TestNextWithTz: the next tick, across clock c
       const standard = standardOf(spec);
       const timeZone = /^TZ=(\S+) /u.exec(time)?.[1];
       const zone = standard.zone ?? timeZone ?? LOCAL;
-      const next = nextTick(parsedOrThrow(standard.spec), offsetIn(zone), robfigTime(time, LOCAL));
-      assert.equal(next === undefined ? '' : new Date(next).toISOString(), expected === '' ? '' : new Date(robfigTime(expected, LOCAL)).toISOString());
+      if (expected === '') {
+        // robfig takes it and finds no tick; refused here, on purpose (see the end).
+        assert.ok(parseStandard(standard.spec).ok);
+        assert.equal(parseCron(standard.spec).ok, false);
+        return;
+      }
+      const next = nextTick(parsedOrThrow(standard.spec), zone, robfigTime(time, LOCAL));
+      assert.equal(next === undefined ? '' : new Date(next).toISOString(), new Date(robfigTime(expected, LOCAL)).toISOString());
     });
   }
 
@@ -219,7 +249,7 @@ describe('robfig/cron TestNext and TestNextWithTz: the next tick, across clock c
   ];
   for (const [time, spec, expected] of withTz) {
     it(`${spec} after ${time} (TestNextWithTz): ${expected}`, () => {
-      const next = nextTick(parsedOrThrow(spec), offsetIn('Asia/Kolkata'), robfigTime(time, LOCAL));
+      const next = nextTick(parsedOrThrow(spec), 'Asia/Kolkata', robfigTime(time, LOCAL));
       assert.equal(next, robfigTime(expected, LOCAL));
     });
   }
@@ -255,7 +285,10 @@ describe('robfig/cron TestConstantDelayNext: @every', () => {
   ];
   for (const [time, delay, expected] of rows) {
     it(`@every ${delay} after ${time}: ${expected}`, () => {
-      const next = nextTick(parsedOrThrow(`@every ${delay}`), offsetIn(LOCAL), robfigTime(time, LOCAL));
+      // Under a minute is refused here on purpose (see the end); its ticks are still robfig's.
+      const every = parseStandard(`@every ${delay}`);
+      assert.ok(every.ok && every.value.kind === 'every');
+      const next = nextTick(every.value, LOCAL, robfigTime(time, LOCAL));
       assert.equal(next, robfigTime(expected, LOCAL));
     });
   }
@@ -283,7 +316,7 @@ describe('robfig/cron TestConstantDelayNext: @every', () => {
   });
 });
 
-describe('robfig/cron parser tests: what a field takes', () => {
+describe('robfig/cron parser tests: what a field takes (as cron-parser reads it after cron.ts)', () => {
   it('TestRange and TestField, in fields with their own bounds', () => {
     // TestRange's rows use bounds such as 0-7; here the nearest real field.
     assert.deepEqual(values(fieldsOf('5 * * * *').minute), [5]);
@@ -296,9 +329,10 @@ describe('robfig/cron parser tests: what a field takes', () => {
     assert.deepEqual(values(fieldsOf('5-7/1 * * * *').minute), [5, 6, 7]);
     // {"*", 1, 3, 1<<1 | 1<<2 | 1<<3 | starBit} and {"*/2", 1, 3, 1<<1 | 1<<3}: a step over 1 drops the star.
     const stars = fieldsOf('* * * * *');
-    assert.deepEqual([values(stars.dayOfWeek), stars.dayOfWeek.star], [range(0, 6), true]);
+    // cron-parser reads * in the day of week as 0-7, Sunday twice; 7 is never written to it.
+    assert.deepEqual([values(stars.dayOfWeek), stars.dayOfWeek.isWildcard], [range(0, 7), true]);
     const everyOther = fieldsOf('* * * * */2');
-    assert.deepEqual([values(everyOther.dayOfWeek), everyOther.dayOfWeek.star], [[0, 2, 4, 6], false]);
+    assert.deepEqual([values(everyOther.dayOfWeek), everyOther.dayOfWeek.isWildcard], [[0, 2, 4, 6], false]);
     // TestField
     assert.deepEqual(values(fieldsOf('* * * * 5,6').dayOfWeek), [5, 6]);
     assert.deepEqual(values(fieldsOf('* * 1,5-7/2,3 * *').dayOfMonth), [1, 3, 5, 7]);
@@ -331,64 +365,135 @@ describe('robfig/cron parser tests: what a field takes', () => {
       '', // empty spec string
       '15/0 * * * *', // TestSlash0NoHang, without its TZ= (which Kubernetes refuses anyway)
     ];
-    for (const spec of refused) assert.equal(parseStandard(spec).ok, false, spec);
+    for (const spec of refused) {
+      assert.equal(parseStandard(spec).ok, false, spec);
+      assert.equal(parseCron(spec).ok, false, spec);
+    }
   });
 
   it('TestParseSchedule and TestStandardSpecSchedule: what parses to what', () => {
     const every5min = fieldsOf('5 * * * *');
     assert.deepEqual(values(every5min.minute), [5]);
-    for (const field of [every5min.hour, every5min.dayOfMonth, every5min.month, every5min.dayOfWeek]) assert.equal(field.star, true);
+    for (const field of [every5min.hour, every5min.dayOfMonth, every5min.month, every5min.dayOfWeek]) assert.equal(field.isWildcard, true);
     assert.deepEqual(parsedOrThrow('@every 5m'), { kind: 'every', delayMs: 300_000 });
-    // Descriptors are the bitsets of their written-out fields, stars included.
-    assert.deepEqual(parsedOrThrow('@midnight'), parsedOrThrow('0 0 * * *'));
-    assert.deepEqual(parsedOrThrow('@yearly'), parsedOrThrow('0 0 1 1 *'));
-    assert.deepEqual(parsedOrThrow('@annually'), parsedOrThrow('0 0 1 1 *'));
+    // Descriptors are their written-out fields, stars included.
+    const expression = (spec: string): string => {
+      const cron = parsedOrThrow(spec);
+      return cron.kind === 'fields' ? cron.expression : '';
+    };
+    assert.equal(expression('@midnight'), '0 0 * * *');
+    assert.equal(expression('@yearly'), '0 0 1 1 *');
+    assert.equal(expression('@annually'), '0 0 1 1 *');
     // "CRON_TZ=UTC  5 * * * *" and "TZ=Asia/Tokyo @midnight" parse in robfig; Kubernetes refuses any TZ.
     for (const spec of ['CRON_TZ=UTC  5 * * * *', 'TZ=UTC  @midnight', 'TZ=Asia/Tokyo @midnight']) assert.equal(parseCron(spec).ok, false, spec);
   });
 });
 
+describe('the normalisation before cron-parser: where cron-parser alone reads a field otherwise than robfig', () => {
+  const expressionOf = (spec: string): string => {
+    const cron = parsedOrThrow(spec);
+    assert.equal(cron.kind, 'fields');
+    return cron.expression;
+  };
+
+  it('a field with a * or ? and no step over 1 in it is *: */1, ?/1, *,5 and *-5 (robfig reads nothing after * up to a slash)', () => {
+    const rows: [string, string][] = [
+      ['*/1 * * * *', '* * * * *'],
+      ['0 0 */1 * 1', '0 0 * * 1'],
+      ['0 0 1 * ?/1', '0 0 1 * *'],
+      ['*,5 * * * *', '* * * * *'],
+      ['*-5 * * * *', '* * * * *'],
+      ['0 0 1 * *', '0 0 1 * *'],
+    ];
+    for (const [spec, expression] of rows) assert.equal(expressionOf(spec), expression, spec);
+    // Why: cron-parser counts only a field written exactly * as *, so both day fields being
+    // restricted it takes either: `0 0 1 * */1` would run daily; in Kubernetes, monthly.
+    assert.deepEqual(cronParserTicks('0 0 1 * */1', 'Etc/UTC', '2026-03-02T00:00:00Z', 2), ['2026-03-03T00:00:00.000Z', '2026-03-04T00:00:00.000Z']);
+    assert.deepEqual(ticks('0 0 1 * */1', 'Etc/UTC', '2026-03-02T00:00:00Z', 2), ['2026-04-01T00:00:00.000Z', '2026-05-01T00:00:00.000Z']);
+    assert.throws(() => CronExpressionParser.parse('*-5 * * * *'), /Invalid wildcard/u);
+  });
+
+  it('any other field is the list of its values, each once: a value given twice is dropped', () => {
+    assert.equal(expressionOf('0-10,5 * * * *'), '0,1,2,3,4,5,6,7,8,9,10 * * * *');
+    assert.equal(expressionOf('5,5 1,1 1,1 1,1 1,1'), '5 1 1 1 1');
+    assert.equal(expressionOf('*/20,10 * * * *'), '0,10,20,40 * * * *');
+    assert.equal(expressionOf('0 3 * * MON-FRI'), '0 3 * * 1,2,3,4,5');
+    assert.throws(() => CronExpressionParser.parse('0-10,5 * * * *'), /duplicate values found/u);
+    assert.throws(() => CronExpressionParser.parse('5,5 * * * *'), /duplicate values found/u);
+    assert.deepEqual(ticks('0-10,5 * * * *', 'Etc/UTC', '2026-03-02T00:09:00Z', 2), ['2026-03-02T00:10:00.000Z', '2026-03-02T01:00:00.000Z']);
+  });
+
+  it('a step in the day of week ends at 6 (Saturday), not 7; + on a number is read as robfig reads it', () => {
+    assert.equal(expressionOf('0 0 * * MON/2'), '0 0 * * 1,3,5');
+    assert.deepEqual(values(CronExpressionParser.parse('0 0 * * 1/2').fields.dayOfWeek), [0, 1, 3, 5, 7], 'cron-parser alone: Sunday too');
+    assert.deepEqual(ticks('0 0 * * MON/2', 'Etc/UTC', '2026-03-06T12:00:00Z', 2), ['2026-03-09T00:00:00.000Z', '2026-03-11T00:00:00.000Z']);
+    assert.equal(expressionOf('+5 03 * * *'), '5 3 * * *');
+    assert.throws(() => CronExpressionParser.parse('+5 3 * * *'), /Invalid characters/u);
+  });
+});
+
+describe('clock changes: what cron.ts adds to cron-parser so that the ticks are robfig\'s', () => {
+  it('a tick in a spring-forward gap: cron-parser moves it to the hour after; robfig, and so cron.ts, has none that day', () => {
+    assert.deepEqual(cronParserTicks('30 2 * * *', 'Europe/Berlin', '2026-03-28T12:00:00Z', 2), ['2026-03-29T01:30:00.000Z', '2026-03-30T00:30:00.000Z']);
+    assert.deepEqual(ticks('30 2 * * *', 'Europe/Berlin', '2026-03-28T12:00:00Z', 2), ['2026-03-30T00:30:00.000Z', '2026-03-31T00:30:00.000Z']);
+  });
+
+  it('a repeated hour: cron-parser gives its ticks once; robfig, and so cron.ts, twice', () => {
+    assert.deepEqual(cronParserTicks('30 2 * * *', 'Europe/Berlin', '2026-10-24T12:00:00Z', 2), ['2026-10-25T00:30:00.000Z', '2026-10-26T01:30:00.000Z']);
+    assert.deepEqual(ticks('30 2 * * *', 'Europe/Berlin', '2026-10-24T12:00:00Z', 2), ['2026-10-25T00:30:00.000Z', '2026-10-25T01:30:00.000Z']);
+    // A change of 45 minutes (Chatham, 03:45 back to 02:45): 03:00 to 03:44 come twice. A
+    // documented difference: robfig/cron v3.0.1 (and the port this replaced) answers 14:09
+    // (02:54, not in the schedule) after 13:42, and then 13:15 again, going back.
+    assert.deepEqual(ticks('*/27 3 * * *', 'Pacific/Chatham', '2026-04-04T12:00:00Z', 5), [
+      '2026-04-04T13:15:00.000Z', // 03:00 +13:45
+      '2026-04-04T13:42:00.000Z', // 03:27 +13:45
+      '2026-04-04T14:15:00.000Z', // 03:00 +12:45
+      '2026-04-04T14:42:00.000Z', // 03:27 +12:45
+      '2026-04-04T15:09:00.000Z', // 03:54 +12:45, once
+    ]);
+  });
+
+  it('no tick within five years is none, as robfig looks no further; cron-parser answers 2104', () => {
+    assert.deepEqual(cronParserTicks('0 0 29 2 *', 'Etc/UTC', '2097-03-01T00:00:00Z', 1), ['2104-02-29T00:00:00.000Z']);
+    assert.deepEqual(ticks('0 0 29 2 *', 'Etc/UTC', '2097-03-01T00:00:00Z', 1), []);
+  });
+});
+
+describe('documented differences: robfig slips on some clock-change days, cron.ts does not follow it', () => {
+  // Found by comparing the robfig port this module replaced (src/cron.ts before cron-parser)
+  // with it, 12,000 random schedules in eight zones started near clock changes: 11,971 agree,
+  // and every difference left is one of these or the Chatham row above. Each row pins what
+  // cron.ts does; the comment says what the port did, which robfig/cron v3.0.1 itself, run
+  // with Go 1.26 on the same rows, also does (and so Kubernetes).
+  it('clocks going forward at midnight (America/Santiago, 6 September 2026): robfig also ticks on the day after a matching day', () => {
+    // Saturdays at 10:45. robfig settles the missing midnight of Sunday the 6th back on
+    // Saturday 23:00, and then adds hours into Sunday: it also ticks at 10:45 on Sunday the
+    // 6th (2026-09-06T13:45Z), a day the schedule does not name.
+    assert.deepEqual(ticks('45 10 * * 6', 'America/Santiago', '2026-09-05T00:00:00Z', 2), ['2026-09-05T14:45:00.000Z', '2026-09-12T13:45:00.000Z']);
+  });
+
+  it('a 30-minute change (Australia/Lord_Howe, 02:00 to 02:30 on 5 October 2025): robfig misses the ticks of the first half of each hour that day', () => {
+    // Every four minutes from 07:00 on Sundays the 5th: robfig adds whole hours from
+    // midnight, which past the change lands at half past, and starts that day at 07:32.
+    assert.deepEqual(ticks('*/4 7 5 10 *', 'Australia/Lord_Howe', '2025-10-04T12:00:00Z', 2), ['2025-10-04T20:00:00.000Z', '2025-10-04T20:04:00.000Z']);
+  });
+});
+
 describe('stricter than Kubernetes, on purpose', () => {
-  it('a schedule no date matches: robfig takes it and finds no tick; refused here', () => {
+  it('a schedule no date matches: robfig takes it and finds no tick (cron-parser refuses it too); refused here', () => {
     for (const spec of ['0 0 30 2 *', '0 0 31 4 *', '0 0 31 APR,JUN,SEP,NOV *', '0 0 , * *', ', * * * *']) {
-      const cron = parseStandard(spec);
-      assert.ok(cron.ok, spec);
-      assert.equal(nextTick(cron.value, offsetIn(LOCAL), Date.parse('2026-01-01T00:00:00Z')), undefined, spec);
+      assert.ok(parseStandard(spec).ok, spec);
       assert.equal(parseCron(spec).ok, false, spec);
     }
+    for (const spec of ['0 0 30 2 *', '0 0 31 4,6 *']) assert.throws(() => CronExpressionParser.parse(spec).next(), /Invalid explicit day of month definition/u, spec);
     // February 29 comes, every four years; day 31 with a day of week comes on that weekday.
     for (const spec of ['0 0 29 2 *', '0 0 31 4 MON', '0 0 30 2 1']) assert.ok(parseCron(spec).ok, spec);
   });
 
   it('@every under a minute: robfig ticks every second; refused here', () => {
-    const cron = parseStandard('@every 30s');
-    assert.deepEqual(cron.ok && cron.value, { kind: 'every', delayMs: 30_000 });
-    assert.deepEqual(parseStandard('@every -1h').ok && parseStandard('@every -1h'), { ok: true, value: { kind: 'every', delayMs: 1_000 } });
+    assert.deepEqual(parseStandard('@every 30s'), { ok: true, value: { kind: 'every', delayMs: 30_000 } });
+    assert.deepEqual(parseStandard('@every -1h'), { ok: true, value: { kind: 'every', delayMs: 1_000 } });
     for (const spec of ['@every 30s', '@every 59.9s', '@every -1h', '@every 0']) assert.equal(parseCron(spec).ok, false, spec);
     assert.deepEqual(parseCron('@every 1m'), { ok: true, value: { kind: 'every', delayMs: 60_000 } });
-  });
-});
-
-describe("walltime: Go's time.Date and AddDate in a zone", () => {
-  // The answers of Go's time package (go1.26) for the same calls.
-  const berlin = offsetIn('Europe/Berlin');
-  const newYork = offsetIn('America/New_York');
-  const iso = (instant: number): string => new Date(instant).toISOString();
-
-  it('a wall time in a gap is read with the offset before it: 02:30 on a spring-forward day is 03:30 summer time', () => {
-    assert.equal(iso(goDate({ year: 2026, month: 3, day: 29, hour: 2, minute: 30, second: 0 }, berlin)), '2026-03-29T01:30:00.000Z');
-    assert.equal(iso(goDate({ year: 2012, month: 3, day: 11, hour: 2, minute: 30, second: 0 }, newYork)), '2012-03-11T06:30:00.000Z');
-    // Midnight that does not exist (São Paulo, 4 November 2018).
-    assert.equal(iso(goDate({ year: 2018, month: 11, day: 4, hour: 0, minute: 0, second: 0 }, offsetIn('America/Sao_Paulo'))), '2018-11-04T02:00:00.000Z');
-  });
-
-  it('a wall time that comes twice: the second in Berlin, the first in New York, as Go settles it', () => {
-    assert.equal(iso(goDate({ year: 2026, month: 10, day: 25, hour: 2, minute: 30, second: 0 }, berlin)), '2026-10-25T01:30:00.000Z');
-    assert.equal(iso(goDate({ year: 2012, month: 11, day: 4, hour: 1, minute: 30, second: 0 }, newYork)), '2012-11-04T05:30:00.000Z');
-  });
-
-  it('fields out of range carry over', () => {
-    assert.equal(iso(goDate({ year: 2026, month: 13, day: 32, hour: 25, minute: 61, second: 0 }, berlin)), '2027-02-02T01:01:00.000Z');
-    assert.equal(iso(addDate(Date.parse('2026-01-30T23:00:00Z'), 1, 0, berlin)), '2026-03-02T23:00:00.000Z');
   });
 });
