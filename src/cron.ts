@@ -333,8 +333,11 @@ function neverMatches(cron: Omit<FieldsCron, 'expression' | 'parsed'>): string |
 
 /** robfig's `Next` looks five years ahead, no further; so does this (only Feb 29 near 2100 reaches it). */
 const YEARS_AHEAD = 5;
-/** Ticks moved out of a spring-forward gap dropped in a row before giving up (one a gap is the most seen). */
-const MOST_MOVED_TICKS = 24;
+/**
+ * Moved ticks dropped in a row before giving up. Asked afresh from a moved tick, cron-parser
+ * is past the gap, so one is all a gap gives (`* 2 * * *` included); a day's minutes bound it.
+ */
+const MOST_MOVED_TICKS = 24 * 60;
 /** Clocks move back by at most this much (an hour nearly everywhere, 30 minutes on Lord Howe Island). */
 const LONGEST_FALL_BACK_MS = 3 * HOUR_MS;
 

@@ -436,6 +436,9 @@ describe('clock changes: what cron.ts adds to cron-parser so that the ticks are 
   it('a tick in a spring-forward gap: cron-parser moves it to the hour after; robfig, and so cron.ts, has none that day', () => {
     assert.deepEqual(cronParserTicks('30 2 * * *', 'Europe/Berlin', '2026-03-28T12:00:00Z', 2), ['2026-03-29T01:30:00.000Z', '2026-03-30T00:30:00.000Z']);
     assert.deepEqual(ticks('30 2 * * *', 'Europe/Berlin', '2026-03-28T12:00:00Z', 2), ['2026-03-30T00:30:00.000Z', '2026-03-31T00:30:00.000Z']);
+    // Every minute of the missing hour: cron-parser moves all sixty to 03:00-03:59; none is a tick.
+    assert.deepEqual(cronParserTicks('* 2 * * *', 'Europe/Berlin', '2026-03-29T00:58:00Z', 3), ['2026-03-29T01:00:00.000Z', '2026-03-29T01:01:00.000Z', '2026-03-29T01:02:00.000Z']);
+    assert.deepEqual(ticks('* 2 * * *', 'Europe/Berlin', '2026-03-29T00:58:00Z', 2), ['2026-03-30T00:00:00.000Z', '2026-03-30T00:01:00.000Z']);
   });
 
   it('a repeated hour: cron-parser gives its ticks once; robfig, and so cron.ts, twice', () => {
