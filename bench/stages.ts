@@ -10,7 +10,13 @@
 // them as differences between stages, and bench.ts's peak RSS as the CLI's. Under
 // --expose-gc, each line also gives the live heap (liveMiB: heap used after a full collection),
 // what the pass holds at that moment, garbage aside; the collections change the peak RSS.
+// Each line also gives V8's heap spaces (committed MiB: new, old, code, large objects) and the
+// memory outside the heap (external, of which array buffers: the socket's chunks), and `top`
+// says the same of the moment, sampled every 20 ms, when the RSS was highest in the stage.
+// The sampler runs only between the pass's awaits: a synchronous stretch (deciding) shows in
+// the stage marks alone.
 import { Writable } from 'node:stream';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { parseConfig } from '../src/config.js';
 import { KubeCluster } from '../src/kube/cluster.js';
 import { loadConnection } from '../src/kube/connect.js';
@@ -28,8 +34,38 @@ let lastStage = 'start';
 /** Present under --expose-gc. */
 const collectGarbage = (globalThis as { gc?: () => void }).gc;
 
-function mark(stage: string): void {
+/** Committed MiB of each heap space, new space's halves and its large objects together. */
+function spaces(): Record<string, number> {
+  const committed: Record<string, number> = {};
+  for (const space of getHeapSpaceStatistics()) {
+    const name = space.space_name.replace(/_space$/, '').replace(/^new_large_object$/, 'new');
+    committed[name] = (committed[name] ?? 0) + space.space_size;
+  }
+  return Object.fromEntries(Object.entries(committed).map(([name, bytes]) => [name, Math.round(bytes / MIB)]));
+}
+
+function snapshot(): Record<string, unknown> {
   const memory = process.memoryUsage();
+  return {
+    rssMiB: Math.round(memory.rss / MIB),
+    heapTotalMiB: Math.round(memory.heapTotal / MIB),
+    heapUsedMiB: Math.round(memory.heapUsed / MIB),
+    externalMiB: Math.round(memory.external / MIB),
+    arrayBuffersMiB: Math.round(memory.arrayBuffers / MIB),
+    spaces: spaces(),
+  };
+}
+
+/** The sample with the highest RSS since the last mark. */
+let top: { rss: number; at: Record<string, unknown> } = { rss: 0, at: {} };
+const sampler = setInterval(() => {
+  const rss = process.memoryUsage.rss();
+  if (rss > top.rss) top = { rss, at: snapshot() };
+}, 20);
+sampler.unref();
+
+function mark(stage: string): void {
+  const now = snapshot();
   let live: number | undefined;
   if (collectGarbage !== undefined) {
     collectGarbage();
@@ -41,10 +77,11 @@ function mark(stage: string): void {
     after: lastStage,
     atMs: Math.round(performance.now() - started),
     maxRssMiB: Math.round((process.resourceUsage().maxRSS * 1024) / MIB),
-    rssMiB: Math.round(memory.rss / MIB),
-    heapUsedMiB: Math.round(memory.heapUsed / MIB),
+    ...now,
     ...(live !== undefined && { liveMiB: Math.round(live / MIB) }),
+    top: top.at,
   };
+  top = { rss: 0, at: {} };
   lastStage = stage;
   process.stdout.write(`${JSON.stringify(line)}\n`);
 }
