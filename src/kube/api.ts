@@ -1,5 +1,6 @@
 import { KubeError, type RequestPurpose } from './errors.js';
 import { errorFrom, type KubeHttp, type ListPage } from './http.js';
+import type { OmitMember } from './listbody.js';
 
 /** A collection the API server serves: `group` is empty for the core group. */
 export interface ApiResource {
@@ -82,6 +83,8 @@ export interface ListOptions {
   pageSize: number;
   /** An Accept header, e.g. for PartialObjectMetadataList; JSON objects by default. */
   accept?: string;
+  /** Members of each item the records are made without: `null` in their place (listbody.ts). */
+  omit?: OmitMember;
 }
 
 export interface ListResult<T> {
@@ -151,6 +154,7 @@ async function listOnce<T>(
           ...(options.accept === undefined ? {} : { accept: options.accept }),
         },
         toRecord,
+        options.omit,
       );
     } catch (error) {
       if (error instanceof KubeError && error.status === 410 && continueToken !== '') {

@@ -2,7 +2,7 @@ import { COLLECTORS, COLLECTOR_NAMES, DEFAULT_COLLECTORS, collectorOf, type Coll
 import { toPodRecord, toStatefulSetRecord } from '../core/holders.js';
 import { RUN_KINDS, RUN_KIND_NAMES, TARGET_KIND, preferredRunVersion } from '../core/kinds.js';
 import type { PassedOverRuns } from '../core/needed.js';
-import { toNamespaceRecord, toRunRecord } from '../core/runs.js';
+import { toNamespaceRecord, toRunRecord, unreadRunMember } from '../core/runs.js';
 import { isExcluded } from '../core/scope.js';
 import type { NamespaceRecord, PodRecord, RunKindName, RunRecord, StatefulSetRecord, TargetRecord } from '../core/types.js';
 import {
@@ -20,6 +20,7 @@ import {
 } from './api.js';
 import { KubeError } from './errors.js';
 import type { KubeHttp } from './http.js';
+import type { OmitMember } from './listbody.js';
 
 /**
  * Which namespaces a pass looks at, and which targets. The namespaces are an intersection:
@@ -262,10 +263,10 @@ export class KubeCluster {
       };
       const records =
         where === undefined
-          ? (await this.inScope(scope, (namespace, fieldSelector) => listAll(this.http, served.resource, { namespace, fieldSelector, pageSize: this.pageSize }, toRecord))).map(
+          ? (await this.inScope(scope, (namespace, fieldSelector) => listAll(this.http, served.resource, { namespace, fieldSelector, pageSize: this.pageSize, omit: unreadRunMember }, toRecord))).map(
               (list) => list.records,
             )
-          : [await this.listIn(served.resource, { namespaces: where, scope }, toRecord, (run) => run?.namespace)];
+          : [await this.listIn(served.resource, { namespaces: where, scope, omit: unreadRunMember }, toRecord, (run) => run?.namespace)];
       // One push per record: a spread of 150,000 records overflows the call stack.
       for (const list of records) {
         for (const run of list) if (run !== undefined) runs.push(run);
@@ -464,18 +465,18 @@ export class KubeCluster {
    */
   private async listIn<T extends { namespace: string }>(
     resource: ApiResource,
-    where: { namespaces: readonly string[]; scope: Scope; labelSelector?: string; accept?: string },
+    where: { namespaces: readonly string[]; scope: Scope; labelSelector?: string; accept?: string; omit?: OmitMember },
     toRecord: (item: unknown) => T,
   ): Promise<T[]>;
   private async listIn<T>(
     resource: ApiResource,
-    where: { namespaces: readonly string[]; scope: Scope; labelSelector?: string; accept?: string },
+    where: { namespaces: readonly string[]; scope: Scope; labelSelector?: string; accept?: string; omit?: OmitMember },
     toRecord: (item: unknown) => T,
     namespaceOfRecord: (record: T) => string | undefined,
   ): Promise<T[]>;
   private async listIn<T>(
     resource: ApiResource,
-    where: { namespaces: readonly string[]; scope: Scope; labelSelector?: string; accept?: string },
+    where: { namespaces: readonly string[]; scope: Scope; labelSelector?: string; accept?: string; omit?: OmitMember },
     toRecord: (item: unknown) => T,
     namespaceOfRecord: (record: T) => string | undefined = (record) => (record as { namespace: string }).namespace,
   ): Promise<T[]> {
@@ -493,7 +494,7 @@ export class KubeCluster {
   /** The lists themselves: one per namespace, or one across the cluster less the excluded namespaces; `keep` picks the records. */
   private async listEach<T>(
     resource: ApiResource,
-    how: { namespaces: readonly string[]; scope: Scope; perNamespace: boolean; labelSelector?: string; accept?: string },
+    how: { namespaces: readonly string[]; scope: Scope; perNamespace: boolean; labelSelector?: string; accept?: string; omit?: OmitMember },
     toRecord: (item: unknown) => T,
     keep: (record: T) => boolean,
   ): Promise<T[]> {
@@ -506,6 +507,7 @@ export class KubeCluster {
         pageSize: this.pageSize,
         ...(how.labelSelector !== undefined && { labelSelector: how.labelSelector }),
         ...(how.accept !== undefined && { accept: how.accept }),
+        ...(how.omit !== undefined && { omit: how.omit }),
       };
       const list = await listAll(this.http, resource, options, toRecord);
       // One push per record: a spread of 150,000 records overflows the call stack.

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Connection } from './connection.js';
 import { CERTIFICATE_REJECTED, Interrupted, KubeError, isRetryable, type RequestPurpose } from './errors.js';
-import { ListScanner, MalformedListError } from './listbody.js';
+import { ListScanner, MalformedListError, type OmitMember } from './listbody.js';
 import { abortableSleep } from '../sleep.js';
 
 /** How hard to try before a request counts as failed for good. */
@@ -175,9 +175,10 @@ export class KubeHttp {
    * A GET of a list whose items are turned into records one by one as the bytes arrive
    * (listbody.ts): neither the page's text nor its whole tree is ever held, only each item's.
    * Retried like json(); an attempt that fails leaves no records behind. What `toRecord`
-   * throws ends the call as it is.
+   * throws ends the call as it is. `omit`: members of each item `toRecord` never reads, handed
+   * to it as `null` (listbody.ts).
    */
-  async list<T>(purpose: RequestPurpose, request: KubeRequest, toRecord: (item: unknown) => T): Promise<ListPage<T>> {
+  async list<T>(purpose: RequestPurpose, request: KubeRequest, toRecord: (item: unknown) => T, omit?: OmitMember): Promise<ListPage<T>> {
     let records: T[] = [];
     const sink = (): BodySink => {
       records = [];
@@ -187,7 +188,7 @@ export class KubeHttp {
         } catch (error) {
           throw new ConsumerFailure(error);
         }
-      });
+      }, omit);
       return { write: (chunk) => scanner.write(chunk), end: () => scanner.end() };
     };
     return this.withRetries(
