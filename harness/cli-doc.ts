@@ -1,4 +1,4 @@
-// docs/cli.md from `tekton-resource-gc --help` (src/help.ts): `npm run docs:cli` writes it,
+// docs/cli.md from `tekton-resource-gc --help` (src/help.ts, its flags from src/flags.ts): `npm run docs:cli` writes it,
 // `npm run docs:cli -- --check` fails when it is not current, and test/unit/docs.test.ts
 // checks the committed one. The help text is the one source: the page is that text laid
 // out as Markdown, so the two cannot drift apart.
@@ -130,7 +130,7 @@ export function cliDoc(help: string): string {
 
   return `# Command line
 
-<!-- Written by \`npm run docs:cli\` from \`tekton-resource-gc --help\` (src/help.ts): edit that, not this file. -->
+<!-- Written by \`npm run docs:cli\` from \`tekton-resource-gc --help\` (src/help.ts, its flags from src/flags.ts): edit those, not this file. -->
 
 ${paragraphs(lead).map(escapeText).join('\n\n')}
 

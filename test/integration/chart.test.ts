@@ -905,7 +905,6 @@ describe('values reach the collector', () => {
 
   test("the collector's parser reads the defaults' container as a dry run with the collector's defaults", async () => {
     assert.deepEqual(configOf(containerOf(await render('gc', 'trgc-system'))), {
-      command: 'run',
       dryRun: true,
       namespaces: [],
       excludeNamespaces: [],
@@ -956,7 +955,6 @@ describe('values reach the collector', () => {
       maxDeletionsPerKind: { 'workspace-pvcs': 2000000, 'pac-secrets': 0 },
     };
     assert.deepEqual(configOf(containerOf(await render('gc', 'trgc-system', values))), {
-      command: 'run',
       dryRun: false,
       namespaces: ['team-a', 'team-b'],
       excludeNamespaces: ['team-b'],

@@ -29,7 +29,6 @@ const DAY = 24 * HOUR;
 describe('parseConfig: defaults', () => {
   it('runs a live pass over all namespaces with the documented defaults', () => {
     assert.deepEqual(configOf([]), {
-      command: 'run',
       dryRun: false,
       namespaces: [],
       excludeNamespaces: [],
