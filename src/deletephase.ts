@@ -193,181 +193,226 @@ interface Refusals {
  */
 export async function deleteCandidates(deps: DeletePhaseDeps, apis: ServedApis, phase: DeletePhase): Promise<DeletePhaseOutcome> {
   const candidates = phase.decisions.filter((decision) => decision.action === 'delete' && (phase.only?.has(decision.target.uid) ?? true));
-  const total = candidates.length;
-  const results = new Map<string, Result>();
-  const notes = new Map<string, string>();
-  const heldBy = new Map<string, readonly Holder[]>();
-  const refusals = new Map<string, Refusals>();
-  const fresh = new Freshness(deps, apis, phase, results);
-  const interval = 1000 / phase.limits.qps;
-  const random = deps.random ?? Math.random;
-  const now = (): number => deps.now().getTime();
-  const purge = phase.pvcFinalizer === 'purge';
-  let nextSlot = now();
+  const deleter = new Deleter(deps, apis, phase, candidates.length);
+  // A claim already Terminating is sent nothing in keep mode: it is reported as it is.
+  for (const decision of candidates) {
+    if (!deleter.purge && decision.target.deletionTimestamp !== undefined) deleter.settleTerminating(decision, 'already being deleted: no second DELETE is sent');
+  }
+  await deleter.deleteByCollector(candidates.filter((decision) => !deleter.results.has(decision.target.uid)));
+  return deleter.outcome();
+}
 
-  const settle = (decision: Decision, result: Result, note?: string): void => {
-    results.set(decision.target.uid, result);
-    if (note !== undefined) notes.set(decision.target.uid, note);
-    deps.progress?.update({ stage: 'deleting', done: results.size, total });
-    logDeletion(deps.log, decision, result, note);
-  };
+/**
+ * One delete phase's state: what each candidate came to (its result, a note, what holds it),
+ * the refused attempts of each, and the slot the next delete starts in. The decisions
+ * themselves, and the view they stand on, are Freshness's.
+ */
+class Deleter {
+  readonly results = new Map<string, Result>();
+  /** --pvc-finalizer purge. */
+  readonly purge: boolean;
+  private readonly notes = new Map<string, string>();
+  private readonly heldBy = new Map<string, readonly Holder[]>();
+  private readonly refusals = new Map<string, Refusals>();
+  private readonly fresh: Freshness;
+  /** Milliseconds between two starts: 1/qps. */
+  private readonly interval: number;
+  private readonly random: () => number;
+  /** Epoch milliseconds at which the next delete may start. */
+  private nextSlot: number;
+
+  constructor(
+    private readonly deps: DeletePhaseDeps,
+    private readonly apis: ServedApis,
+    private readonly phase: DeletePhase,
+    /** How many candidates the phase has, for the progress line. */
+    private readonly total: number,
+  ) {
+    this.fresh = new Freshness(deps, apis, phase, this.results);
+    this.interval = 1000 / phase.limits.qps;
+    this.random = deps.random ?? Math.random;
+    this.purge = phase.pvcFinalizer === 'purge';
+    this.nextSlot = this.now();
+  }
+
+  /**
+   * Collector by collector, in delete order: a StatefulSet is gone (or known to stay) before
+   * the claims it names are re-checked, on a view read after it settled.
+   */
+  async deleteByCollector(candidates: readonly Decision[]): Promise<void> {
+    for (const [index, group] of deleteGroups(candidates).entries()) {
+      if (isAborted(this.deps.signal) || this.fresh.hasFailed()) break;
+      if (index > 0) this.fresh.expire();
+      const queue = new DeleteQueue(group);
+      await Promise.all(Array.from({ length: Math.min(this.phase.limits.concurrency, group.length) }, () => this.work(queue)));
+    }
+  }
+
+  /** The decisions as last made, each with what became of it said in its message. */
+  outcome(): DeletePhaseOutcome {
+    const decisions = this.fresh.decisions.map((decision) => {
+      const uid = decision.target.uid;
+      const note = this.notes.get(uid) ?? unsettledNote(this.refusals.get(uid), this.results.has(uid));
+      const holders = this.heldBy.get(uid);
+      const held = holders === undefined ? decision : { ...decision, heldBy: holders };
+      return note === undefined ? held : { ...held, message: `${decision.message}; ${note}` };
+    });
+    return { decisions, results: this.results, errors: this.fresh.error === undefined ? [] : [this.fresh.error] };
+  }
 
   /** A claim that remains after its DELETE (or was Terminating already): what holds it is said. */
-  const settleTerminating = (decision: Decision, note?: string, holders: readonly Holder[] = fresh.podsNaming(decision.target)): void => {
-    if (holders.length > 0) heldBy.set(decision.target.uid, holders);
-    settle(decision, 'terminating', note);
-  };
+  settleTerminating(decision: Decision, note?: string, holders: readonly Holder[] = this.fresh.podsNaming(decision.target)): void {
+    if (holders.length > 0) this.heldBy.set(decision.target.uid, holders);
+    this.settle(decision, 'terminating', note);
+  }
+
+  /** One worker of `concurrency`: each candidate at its slot, on a view fresh enough, until the queue is empty or the phase stops. */
+  private async work(queue: DeleteQueue): Promise<void> {
+    for (;;) {
+      if (isAborted(this.deps.signal) || this.fresh.hasFailed()) return;
+      const next = queue.take(this.now());
+      if (next === undefined) return;
+      await this.waitForSlot(next.notBefore);
+      if (isAborted(this.deps.signal)) return;
+      const wanted = await this.fresh.stillCollectable(next.decision);
+      if (isAborted(this.deps.signal)) return;
+      if (!wanted) {
+        const refused = this.refusals.get(next.decision.target.uid);
+        // Kept by a fresh decision after an attempt that may have acted: say what is true.
+        if (refused?.uncertain === true && !this.fresh.hasFailed()) await this.settleLostAnswer(next.decision, refused, false);
+        continue;
+      }
+      await this.attempt(next.decision, queue);
+    }
+  }
+
+  /** A refused delete waits out its backoff (or Retry-After); then every start takes the next slot. SIGTERM ends either wait at once. */
+  private async waitForSlot(notBefore: number): Promise<void> {
+    await this.deps.sleep(notBefore - this.now(), this.deps.signal);
+    const slot = Math.max(this.nextSlot, this.now());
+    this.nextSlot = slot + this.interval;
+    await this.deps.sleep(slot - this.now(), this.deps.signal);
+  }
+
+  private async attempt(decision: Decision, queue: DeleteQueue): Promise<void> {
+    const startedAt = this.now();
+    const previous = this.refusals.get(decision.target.uid);
+    // Terminating already: no second DELETE; under purge, only the finalizer (keep mode never gets here).
+    if (decision.target.deletionTimestamp !== undefined) {
+      await this.purgeProtection(decision, { resourceVersion: decision.target.resourceVersion, finalizers: [...(decision.target.finalizers ?? [])] }, false);
+      return;
+    }
+    let deleted: TargetDeleteOutcome;
+    try {
+      deleted = await this.deps.cluster.deleteTarget(this.apis, decision.target, (previous?.count ?? 0) + 1);
+    } catch (error) {
+      await this.refused(decision, queue, error, previous, startedAt);
+      return;
+    }
+    if (deleted.outcome !== 'terminating') {
+      this.settle(decision, deleted.outcome);
+    } else if (this.purge && deleted.remaining !== undefined && decision.target.kind === 'PersistentVolumeClaim') {
+      await this.purgeProtection(decision, deleted.remaining, true);
+    } else {
+      this.settleTerminating(decision, `deleted; it stays Terminating while its finalizers (${deleted.remaining?.finalizers.join(', ') ?? ''}) hold it`);
+    }
+  }
+
+  /** A refused DELETE: queued again after a backoff while it may be retried, else settled as failed (or as found, if it may have acted). */
+  private async refused(decision: Decision, queue: DeleteQueue, error: unknown, previous: Refusals | undefined, startedAt: number): Promise<void> {
+    const retryable = error instanceof KubeError && isRetryable(error);
+    const refused: Refusals = {
+      count: (previous?.count ?? 0) + 1,
+      firstAt: previous?.firstAt ?? startedAt,
+      last: errorMessage(error),
+      uncertain: (previous?.uncertain ?? false) || (retryable && error.status !== 429),
+    };
+    this.refusals.set(decision.target.uid, refused);
+    const delay = retryable ? retryDelayMs(DEFAULT_RETRY, refused.count, error.retryAfterMs, this.random) : 0;
+    if (retryable && refused.count < this.phase.limits.maxAttempts && this.now() + delay - refused.firstAt <= RETRY_WINDOW_MS) {
+      this.deps.log.warn(
+        { namespace: decision.target.namespace, name: decision.target.name, attempt: refused.count, retryInMs: Math.round(delay), err: refused.last },
+        'delete refused; it will be tried again, on a view of the runs re-checked if older than the re-check interval',
+      );
+      queue.retry(decision, this.now() + delay);
+    } else if (refused.uncertain) {
+      await this.settleLostAnswer(decision, refused, true);
+    } else {
+      this.settle(decision, 'failed', `delete failed: ${refused.last}`);
+    }
+  }
 
   /**
    * --pvc-finalizer purge: the claim's Pods are listed again, and only when every one that
    * names it has Succeeded or Failed is kubernetes.io/pvc-protection removed, by a patch
    * guarded by the resourceVersion it was last seen with.
    */
-  const purgeProtection = async (decision: Decision, seen: Remaining, deleted: boolean): Promise<void> => {
+  private async purgeProtection(decision: Decision, seen: Remaining, deleted: boolean): Promise<void> {
     const { target } = decision;
-    const failed = (error: unknown): void => {
-      const what = deleted ? 'deleted, but removing kubernetes.io/pvc-protection failed' : 'removing kubernetes.io/pvc-protection failed';
-      settle(decision, 'failed', `${what}: ${errorMessage(error)}`);
-    };
     let pods: PodRecord[];
     try {
-      pods = (await deps.cluster.listPods(apis, phase.scope, [target.namespace], { recheck: true })).filter((pod) => pod.namespace === target.namespace && pod.claims.includes(target.name));
+      pods = (await this.deps.cluster.listPods(this.apis, this.phase.scope, [target.namespace], { recheck: true })).filter((pod) => pod.namespace === target.namespace && pod.claims.includes(target.name));
     } catch (error) {
-      failed(error);
+      this.purgeFailed(decision, deleted, error);
       return;
     }
     const running = pods.filter((pod) => !isFinishedPod(pod));
     if (running.length > 0) {
-      settleTerminating(decision, `kubernetes.io/pvc-protection kept: ${running.map((pod) => `Pod ${pod.name} is ${pod.phase ?? 'without a phase'}`).join(', ')}`, running.map(podHolder));
+      this.settleTerminating(decision, `kubernetes.io/pvc-protection kept: ${running.map((pod) => `Pod ${pod.name} is ${pod.phase ?? 'without a phase'}`).join(', ')}`, running.map(podHolder));
       return;
     }
     let purged: TargetDeleteOutcome;
     try {
-      purged = await deps.cluster.purgeClaimProtection(apis, target, seen);
+      purged = await this.deps.cluster.purgeClaimProtection(this.apis, target, seen);
     } catch (error) {
-      failed(error);
+      this.purgeFailed(decision, deleted, error);
       return;
     }
     if (purged.outcome === 'terminating') {
-      settleTerminating(decision, `kubernetes.io/pvc-protection removed; other finalizers hold it: ${purged.remaining?.finalizers.join(', ') ?? ''}`, []);
+      this.settleTerminating(decision, `kubernetes.io/pvc-protection removed; other finalizers hold it: ${purged.remaining?.finalizers.join(', ') ?? ''}`, []);
     } else if (purged.outcome === 'gone') {
       // Gone before the patch: by our DELETE once its Pods released it, else by someone else's hand.
-      settle(decision, deleted ? 'deleted' : 'gone');
+      this.settle(decision, deleted ? 'deleted' : 'gone');
     } else if (purged.outcome === 'changed') {
-      settle(decision, 'changed', 'it changed after it was last seen, so kubernetes.io/pvc-protection was not removed');
+      this.settle(decision, 'changed', 'it changed after it was last seen, so kubernetes.io/pvc-protection was not removed');
     } else {
-      settle(decision, 'deleted', 'kubernetes.io/pvc-protection removed');
+      this.settle(decision, 'deleted', 'kubernetes.io/pvc-protection removed');
     }
-  };
+  }
+
+  private purgeFailed(decision: Decision, deleted: boolean, error: unknown): void {
+    const what = deleted ? 'deleted, but removing kubernetes.io/pvc-protection failed' : 'removing kubernetes.io/pvc-protection failed';
+    this.settle(decision, 'failed', `${what}: ${errorMessage(error)}`);
+  }
 
   /** After an attempt whose answer was lost: whether the candidate is still there, and what to report. */
-  const settleLostAnswer = async (decision: Decision, refused: Refusals, stillWanted: boolean): Promise<void> => {
+  private async settleLostAnswer(decision: Decision, refused: Refusals, stillWanted: boolean): Promise<void> {
     let there: boolean;
     try {
-      const current = await deps.cluster.readTarget(apis, decision.target.namespace, decision.target.name, decision.target.kind);
+      const current = await this.deps.cluster.readTarget(this.apis, decision.target.namespace, decision.target.name, decision.target.kind);
       there = current !== null && current.uid === decision.target.uid;
     } catch (error) {
-      settle(decision, 'failed', `delete failed: ${refused.last}; it may have been deleted, and reading it again failed: ${errorMessage(error)}`);
+      this.settle(decision, 'failed', `delete failed: ${refused.last}; it may have been deleted, and reading it again failed: ${errorMessage(error)}`);
       return;
     }
     if (!there) {
-      settle(decision, 'gone', `an earlier delete attempt got no answer (${refused.last}) and it is gone since`);
+      this.settle(decision, 'gone', `an earlier delete attempt got no answer (${refused.last}) and it is gone since`);
     } else if (stillWanted) {
-      settle(decision, 'failed', `delete failed: ${refused.last}`);
+      this.settle(decision, 'failed', `delete failed: ${refused.last}`);
     }
     // Still there and kept by a fresh decision: reported kept, as decided.
-  };
-
-  const attempt = async (decision: Decision, queue: DeleteQueue): Promise<void> => {
-    const uid = decision.target.uid;
-    const startedAt = now();
-    const previous = refusals.get(uid);
-    // Terminating already: no second DELETE; under purge, only the finalizer (keep mode never gets here).
-    if (decision.target.deletionTimestamp !== undefined) {
-      await purgeProtection(decision, { resourceVersion: decision.target.resourceVersion, finalizers: [...(decision.target.finalizers ?? [])] }, false);
-      return;
-    }
-    try {
-      const deleted = await deps.cluster.deleteTarget(apis, decision.target, (previous?.count ?? 0) + 1);
-      if (deleted.outcome !== 'terminating') {
-        settle(decision, deleted.outcome);
-      } else if (purge && deleted.remaining !== undefined && decision.target.kind === 'PersistentVolumeClaim') {
-        await purgeProtection(decision, deleted.remaining, true);
-      } else {
-        settleTerminating(decision, `deleted; it stays Terminating while its finalizers (${deleted.remaining?.finalizers.join(', ') ?? ''}) hold it`);
-      }
-      return;
-    } catch (error) {
-      const retryable = error instanceof KubeError && isRetryable(error);
-      const refused: Refusals = {
-        count: (previous?.count ?? 0) + 1,
-        firstAt: previous?.firstAt ?? startedAt,
-        last: errorMessage(error),
-        uncertain: (previous?.uncertain ?? false) || (retryable && error.status !== 429),
-      };
-      refusals.set(uid, refused);
-      const delay = retryable ? retryDelayMs(DEFAULT_RETRY, refused.count, error.retryAfterMs, random) : 0;
-      if (retryable && refused.count < phase.limits.maxAttempts && now() + delay - refused.firstAt <= RETRY_WINDOW_MS) {
-        deps.log.warn(
-          { namespace: decision.target.namespace, name: decision.target.name, attempt: refused.count, retryInMs: Math.round(delay), err: refused.last },
-          'delete refused; it will be tried again, on a view of the runs re-checked if older than the re-check interval',
-        );
-        queue.retry(decision, now() + delay);
-        return;
-      }
-      if (refused.uncertain) {
-        await settleLostAnswer(decision, refused, true);
-      } else {
-        settle(decision, 'failed', `delete failed: ${refused.last}`);
-      }
-    }
-  };
-
-  const worker = async (queue: DeleteQueue): Promise<void> => {
-    for (;;) {
-      if (isAborted(deps.signal) || fresh.hasFailed()) return;
-      const next = queue.take(now());
-      if (next === undefined) return;
-      // A refused delete waits out its backoff (or Retry-After); SIGTERM ends the wait at once.
-      await deps.sleep(next.notBefore - now(), deps.signal);
-      const slot = Math.max(nextSlot, now());
-      nextSlot = slot + interval;
-      await deps.sleep(slot - now(), deps.signal);
-      if (isAborted(deps.signal)) return;
-      const wanted = await fresh.stillCollectable(next.decision);
-      if (isAborted(deps.signal)) return;
-      if (!wanted) {
-        const refused = refusals.get(next.decision.target.uid);
-        // Kept by a fresh decision after an attempt that may have acted: say what is true.
-        if (refused?.uncertain === true && !fresh.hasFailed()) await settleLostAnswer(next.decision, refused, false);
-        continue;
-      }
-      await attempt(next.decision, queue);
-    }
-  };
-
-  // A claim already Terminating is sent nothing in keep mode: it is reported as it is.
-  for (const decision of candidates) {
-    if (!purge && decision.target.deletionTimestamp !== undefined) settleTerminating(decision, 'already being deleted: no second DELETE is sent');
-  }
-  // Collector by collector, in delete order: a StatefulSet is gone (or known to stay) before
-  // the claims it names are re-checked, on a view read after it settled.
-  const groups = deleteGroups(candidates.filter((decision) => !results.has(decision.target.uid)));
-  for (const [index, group] of groups.entries()) {
-    if (isAborted(deps.signal) || fresh.hasFailed()) break;
-    if (index > 0) fresh.expire();
-    const queue = new DeleteQueue(group);
-    await Promise.all(Array.from({ length: Math.min(phase.limits.concurrency, group.length) }, () => worker(queue)));
   }
 
-  const decisions = fresh.decisions.map((decision) => {
-    const uid = decision.target.uid;
-    const note = notes.get(uid) ?? unsettledNote(refusals.get(uid), results.has(uid));
-    const holders = heldBy.get(uid);
-    const held = holders === undefined ? decision : { ...decision, heldBy: holders };
-    return note === undefined ? held : { ...held, message: `${decision.message}; ${note}` };
-  });
-  return { decisions, results, errors: fresh.error === undefined ? [] : [fresh.error] };
+  private settle(decision: Decision, result: Result, note?: string): void {
+    this.results.set(decision.target.uid, result);
+    if (note !== undefined) this.notes.set(decision.target.uid, note);
+    this.deps.progress?.update({ stage: 'deleting', done: this.results.size, total: this.total });
+    logDeletion(this.deps.log, decision, result, note);
+  }
+
+  private now(): number {
+    return this.deps.now().getTime();
+  }
 }
 
 /** The candidates of each collector, in COLLECTOR_NAMES order (the delete order), each group in the order given. */
@@ -397,10 +442,6 @@ class DeleteQueue {
   private readonly waiting: { decision: Decision; notBefore: number }[] = [];
 
   constructor(private readonly candidates: readonly Decision[]) {}
-
-  get size(): number {
-    return this.candidates.length;
-  }
 
   /** A refused delete whose wait is over first; then the next candidate; then the refused one due soonest. */
   take(now: number): { decision: Decision; notBefore: number } | undefined {
