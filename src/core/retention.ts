@@ -96,8 +96,21 @@ function apiTimestampMs(text: string): number | undefined {
   return new Date(ms).getUTCDate() === day ? ms : undefined;
 }
 
-/** `2026-11-29T10:00:00Z`: UTC, whole seconds unless there are milliseconds. */
+/** 0000-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z: the years Date writes in four digits. */
+const FOUR_DIGIT_YEARS = { from: -62_167_219_200_000, to: 253_402_300_799_999 } as const;
+
+/**
+ * `2026-11-29T10:00:00Z`: UTC, whole seconds unless there are milliseconds. Written by Date,
+ * as luxon writes it, for years 0 to 9999; luxon writes the others. A pass writes one in
+ * most decisions' messages, and a luxon DateTime reads the system's locale through
+ * Intl.DateTimeFormat, which maps in ICU's data: about 8 MiB of a dry run's peak RSS
+ * (bench/RESULTS.md, issue 24).
+ */
 export function formatInstant(ms: number): string {
+  if (ms >= FOUR_DIGIT_YEARS.from && ms <= FOUR_DIGIT_YEARS.to && Number.isInteger(ms)) {
+    const text = new Date(ms).toISOString();
+    return text.endsWith('.000Z') ? `${text.slice(0, -5)}Z` : text;
+  }
   return DateTime.fromMillis(ms, { zone: 'utc' }).toISO({ suppressMilliseconds: true }) ?? String(ms);
 }
 

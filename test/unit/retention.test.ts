@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { DateTime } from 'luxon';
 import {
   formatDuration,
   formatInstant,
@@ -214,5 +216,17 @@ describe('formatting for messages', () => {
   it('instants are UTC with whole seconds', () => {
     assert.equal(formatInstant(Date.parse('2026-11-29T10:00:00Z')), '2026-11-29T10:00:00Z');
     assert.equal(formatInstant(Date.parse('2026-11-29T10:00:00.5Z')), '2026-11-29T10:00:00.500Z');
+  });
+
+  it('property: an instant is written as luxon writes it, at any millisecond, in any year', () => {
+    const luxon = (ms: number): string => DateTime.fromMillis(ms, { zone: 'utc' }).toISO({ suppressMilliseconds: true }) ?? String(ms);
+    const edges = [-62_167_219_200_001, -62_167_219_200_000, 0, 253_402_300_799_999, 253_402_300_800_000, 8.64e15, -8.64e15, 0.5, Number.NaN];
+    for (const ms of edges) assert.equal(formatInstant(ms), luxon(ms), String(ms));
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ min: -62_167_219_200_000 * 2, max: 253_402_300_799_999 * 2 }), fc.integer({ min: 1_700_000_000_000, max: 1_900_000_000_000 })), (ms) => {
+        assert.equal(formatInstant(ms), luxon(ms));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
