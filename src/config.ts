@@ -16,6 +16,7 @@
  * - `--help` and `--version` win over anything else on the command line.
  */
 import type { CollectorName } from './core/collectors.js';
+import type { Policy } from './core/types.js';
 import {
   FLAGS,
   FLAG_NAMES,
@@ -32,6 +33,7 @@ import {
   type FlagReader,
   type Parse,
 } from './flags.js';
+import type { Scope } from './kube/cluster.js';
 import { quote } from './redact.js';
 import { isDnsSubdomain } from './selector.js';
 import { nearestName } from './suggest.js';
@@ -193,6 +195,50 @@ function toConfig(settings: Settings): Config {
   const origins = settings.origins();
   if (Object.keys(origins).length > 0) built.origins = origins;
   return built;
+}
+
+/**
+ * What a pass decides with: where it looks, the rules, and the collectors. Built once from a
+ * Config; explain decides with it, and apply with the one its plan holds (plan.ts).
+ */
+export interface PassSettings {
+  scope: Scope;
+  policy: Policy;
+  collect: readonly CollectorName[];
+}
+
+export function passSettings(config: Config): PassSettings {
+  return {
+    scope: {
+      namespaces: config.namespaces,
+      excludeNamespaces: config.excludeNamespaces,
+      selector: config.selector,
+      ...(config.namespaceSelector !== undefined && { namespaceSelector: config.namespaceSelector }),
+    },
+    policy: { labelPrefix: config.labelPrefix, minAgeMs: config.minAgeMs, ...(config.retainFor !== undefined && { retainFor: config.retainFor }) },
+    collect: config.collect,
+  };
+}
+
+/**
+ * The Config that decides with `pass`, its other settings (the connection, the limits, the
+ * output) as they were. The way back from passSettings, for as long as a pass reads its
+ * decision settings from the Config (sweep.ts).
+ */
+export function withPassSettings(config: Config, pass: PassSettings): Config {
+  const { retainFor: _retainFor, namespaceSelector: _namespaceSelector, ...rest } = config;
+  const { scope, policy } = pass;
+  return {
+    ...rest,
+    namespaces: [...scope.namespaces],
+    excludeNamespaces: [...scope.excludeNamespaces],
+    selector: scope.selector,
+    ...(scope.namespaceSelector !== undefined && { namespaceSelector: scope.namespaceSelector }),
+    collect: pass.collect,
+    labelPrefix: policy.labelPrefix,
+    minAgeMs: policy.minAgeMs,
+    ...(policy.retainFor !== undefined && { retainFor: policy.retainFor }),
+  };
 }
 
 /** Where a setting came from, as `explain` names it: its flag (`--min-age`), its variable (`TRGC_MIN_AGE`) or `default`. */

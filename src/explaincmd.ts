@@ -3,10 +3,9 @@
  * read, then the core's explanation of the decision. Beside sweep.ts, not in it: explain
  * reads one target and never deletes.
  */
-import { settingOrigin, type Config, type TargetName } from './config.js';
+import { passSettings, settingOrigin, type Config, type TargetName } from './config.js';
 import { COLLECTORS } from './core/collectors.js';
 import { explain, scopeVerdict, type Explanation } from './core/explain.js';
-import type { Policy } from './core/types.js';
 import type { KubeCluster, Scope } from './kube/cluster.js';
 import type { SweepDeps } from './sweep.js';
 
@@ -40,10 +39,10 @@ export async function explainTarget(
   const pods = collector.reads.pods ? { pods: await deps.cluster.listPods(apis, only, [name.namespace]) } : {};
   const statefulSets = collector.reads.statefulSets ? { statefulSets: await deps.cluster.listStatefulSets(apis, only, [name.namespace]) } : {};
   const namespaces = await deps.cluster.readNamespaces(only);
-  const selectorMatches = await deps.cluster.targetMatches(apis, target, config.selector);
-  const policy: Policy = { labelPrefix: config.labelPrefix, minAgeMs: config.minAgeMs, retainFor: config.retainFor };
-  const scope = scopeVerdict(config, name.namespace, selectorMatches);
+  const { scope, policy } = passSettings(config);
+  const selectorMatches = await deps.cluster.targetMatches(apis, target, scope.selector);
+  const verdict = scopeVerdict(scope, name.namespace, selectorMatches);
   const origins = { 'min-age': settingOrigin(config, 'min-age'), 'retain-for': settingOrigin(config, 'retain-for') };
-  const explanation = explain({ target, runs, ...pods, ...statefulSets, namespace: namespaces.get(name.namespace), scope, origins }, policy, deps.now());
+  const explanation = explain({ target, runs, ...pods, ...statefulSets, namespace: namespaces.get(name.namespace), scope: verdict, origins }, policy, deps.now());
   return { kind: 'done', explanation };
 }

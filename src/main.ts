@@ -2,8 +2,8 @@
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { ConfigError, parseConfig, settingOrigin, type Config, type TargetName } from './config.js';
-import { COLLECTORS, DEFAULT_COLLECTORS } from './core/collectors.js';
+import { ConfigError, parseConfig, passSettings, settingOrigin, withPassSettings, type Config, type FlagName, type PassSettings, type TargetName } from './config.js';
+import { COLLECTORS } from './core/collectors.js';
 import { formatRetentionDuration } from './core/retention.js';
 import { escapeControls } from './escape.js';
 import { explainTarget } from './explaincmd.js';
@@ -15,7 +15,7 @@ import { KubeEvents } from './kube/events.js';
 import { KubeHttp, httpOptions } from './kube/http.js';
 import { createLogger, type Logger } from './log.js';
 import { pushPassMetrics } from './passmetrics.js';
-import { PlanError, checkPlan, parsePlan, planPolicy, planVerdict, renderPlan, type Plan, type PlanCluster } from './plan.js';
+import { PlanError, checkPlan, parsePlan, planPassSettings, planVerdict, renderPlan, type Plan, type PlanCluster } from './plan.js';
 import { TerminalProgress, progressWanted } from './progress.js';
 import { EXPLAIN_RENDERERS } from './report/explain.js';
 import { renderReportChunks } from './report/render.js';
@@ -95,51 +95,30 @@ async function clusterOf(http: KubeHttp, pageSize: number): Promise<PlanCluster>
   return { server: http.server, ...(id !== undefined && { id }) };
 }
 
+/** Each setting a plan decides with, by its flag, as a refusal names the plan's. */
+const DECISION_SETTINGS = {
+  namespace: (pass) => pass.scope.namespaces.join(',') || '(all namespaces)',
+  'exclude-namespace': (pass) => pass.scope.excludeNamespaces.join(',') || '(none)',
+  selector: (pass) => pass.scope.selector || '(none)',
+  collect: (pass) => pass.collect.join(','),
+  'label-prefix': (pass) => pass.policy.labelPrefix,
+  'min-age': (pass) => `${pass.policy.minAgeMs / 1000}s`,
+  'retain-for': (pass) => (pass.policy.retainFor === undefined ? '(none)' : formatRetentionDuration(pass.policy.retainFor)),
+} satisfies { [F in FlagName]?: (pass: PassSettings) => string };
+
 /** The config of an apply: the plan's scope and rules, live; one of them given otherwise is refused. */
 function withPlanSettings(config: Config, plan: Plan): Config {
-  const { settings } = plan;
-  const planned = settings.collect ?? DEFAULT_COLLECTORS;
-  const same: Record<'namespace' | 'exclude-namespace' | 'selector' | 'collect' | 'label-prefix' | 'min-age' | 'retain-for', boolean> = {
-    namespace: config.namespaces.join(',') === settings.namespaces.join(','),
-    'exclude-namespace': config.excludeNamespaces.join(',') === settings.excludeNamespaces.join(','),
-    selector: config.selector === settings.selector,
-    collect: config.collect.join(',') === planned.join(','),
-    'label-prefix': config.labelPrefix === settings.labelPrefix,
-    'min-age': config.minAgeMs === settings.minAgeMs,
-    'retain-for': (config.retainFor === undefined ? undefined : formatRetentionDuration(config.retainFor)) === settings.retainFor,
-  };
-  for (const [flag, equal] of Object.entries(same) as [keyof typeof same, boolean][]) {
+  const given = passSettings(config);
+  const planned = planPassSettings(plan.settings);
+  for (const [flag, text] of Object.entries(DECISION_SETTINGS) as [keyof typeof DECISION_SETTINGS, (pass: PassSettings) => string][]) {
     const origin = settingOrigin(config, flag);
-    if (!equal && origin !== 'default') {
-      throw new ConfigError(`${origin} differs from the plan, which was decided with its own ${flagList(flag, settings)}: apply decides with the plan's settings; leave ${origin} out`);
+    if (origin !== 'default' && text(given) !== text(planned)) {
+      throw new ConfigError(`${origin} differs from the plan, which was decided with its own --${flag} ${text(planned)}: apply decides with the plan's settings; leave ${origin} out`);
     }
   }
-  const policy = planPolicy(settings);
-  const { retainFor: _unused, ...rest } = config;
-  return {
-    ...rest,
-    dryRun: false,
-    namespaces: [...settings.namespaces],
-    excludeNamespaces: [...settings.excludeNamespaces],
-    selector: settings.selector,
-    collect: planned,
-    labelPrefix: settings.labelPrefix,
-    minAgeMs: settings.minAgeMs,
-    ...(policy.retainFor !== undefined && { retainFor: policy.retainFor }),
-  };
-}
-
-function flagList(flag: string, settings: Plan['settings']): string {
-  const value: Record<string, string> = {
-    namespace: settings.namespaces.join(',') || '(all namespaces)',
-    'exclude-namespace': settings.excludeNamespaces.join(',') || '(none)',
-    selector: settings.selector || '(none)',
-    collect: (settings.collect ?? DEFAULT_COLLECTORS).join(','),
-    'label-prefix': settings.labelPrefix,
-    'min-age': `${settings.minAgeMs / 1000}s`,
-    'retain-for': settings.retainFor ?? '(none)',
-  };
-  return `--${flag} ${value[flag] ?? ''}`;
+  // A plan does not hold the shard: apply reads with its own --namespace-selector.
+  const scope = { ...planned.scope, ...(given.scope.namespaceSelector !== undefined && { namespaceSelector: given.scope.namespaceSelector }) };
+  return withPassSettings({ ...config, dryRun: false }, { ...planned, scope });
 }
 
 /** The client for the API server; a ConfigError when the kubeconfig or its credentials cannot be used. */

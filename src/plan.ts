@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { formatDuration, parseRetentionDuration } from './core/retention.js';
-import { COLLECTOR_NAMES, COLLECTORS, isCollectorName, type CollectorName } from './core/collectors.js';
+import type { PassSettings } from './config.js';
+import { COLLECTOR_NAMES, COLLECTORS, DEFAULT_COLLECTORS, isCollectorName, type CollectorName } from './core/collectors.js';
 import { ALL_REASONS, type Decision, type Policy, type Reason, type TargetKindName, type TargetRecord } from './core/types.js';
 import { redactUrl } from './redact.js';
 import type { Result } from './report/model.js';
@@ -178,6 +179,15 @@ export function planPolicy(settings: PlanSettings): Policy {
     labelPrefix: settings.labelPrefix,
     minAgeMs: settings.minAgeMs,
     ...(retainFor?.ok === true && { retainFor: retainFor.value }),
+  };
+}
+
+/** The settings a plan's dry run decided with; a plan does not hold the scope's namespaceSelector. */
+export function planPassSettings(settings: PlanSettings): PassSettings {
+  return {
+    scope: { namespaces: settings.namespaces, excludeNamespaces: settings.excludeNamespaces, selector: settings.selector },
+    policy: planPolicy(settings),
+    collect: settings.collect ?? DEFAULT_COLLECTORS,
   };
 }
 
