@@ -69,130 +69,205 @@ export const MIN_AGE_WARNING_MS = 60_000;
  * collectable. A dry run simply never reaches the deleter.
  */
 export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans = {}): Promise<PassOutcome> {
-  const startedAt = deps.now();
-  const scope: Scope = { namespaces: config.namespaces, excludeNamespaces: config.excludeNamespaces, selector: config.selector, namespaceSelector: config.namespaceSelector };
-  const policy: Policy = { labelPrefix: config.labelPrefix, minAgeMs: config.minAgeMs, retainFor: config.retainFor };
-  const warnings = configWarnings(config);
-  let reportPlan: ReportPlan | undefined =
-    plans.apply === undefined ? undefined : { mode: 'applied', file: plans.apply.file, digest: plans.apply.plan.digest, entries: plans.apply.plan.entries.length };
-  const finish = (fields: { runs: number; decisions: readonly Decision[]; results?: Map<string, Result>; errors?: string[] }): Report =>
-    buildReport({
-      ...(reportPlan !== undefined && { plan: reportPlan }),
-      dryRun: config.dryRun,
-      startedAt,
-      finishedAt: deps.now(),
-      scope: config,
-      runs: fields.runs,
-      decisions: fields.decisions,
-      results: fields.results ?? new Map(),
-      warnings,
-      errors: fields.errors ?? [],
-    });
-
-  const couldNotRead = (error: unknown): PassOutcome => {
-    // A partial view of the runs is never taken for the whole: nothing is decided or deleted.
-    const message = readFailure(error);
-    deps.log.error({ err: message }, 'could not read the cluster; nothing deleted');
-    return { kind: 'done', report: finish({ runs: 0, decisions: [], errors: [message] }), exitCode: EXIT_COULD_NOT_RUN };
+  const pass: Pass = {
+    config,
+    deps,
+    plans,
+    startedAt: deps.now(),
+    scope: { namespaces: config.namespaces, excludeNamespaces: config.excludeNamespaces, selector: config.selector, namespaceSelector: config.namespaceSelector },
+    policy: { labelPrefix: config.labelPrefix, minAgeMs: config.minAgeMs, retainFor: config.retainFor },
+    warnings: configWarnings(config),
   };
+  return outcomeOf(pass, await sweep(pass));
+}
+
+/** What every step of a pass reads; `warnings` gathers the report's warnings as the steps find them. */
+interface Pass {
+  config: Config;
+  deps: SweepDeps;
+  plans: PassPlans;
+  startedAt: Date;
+  scope: Scope;
+  policy: Policy;
+  warnings: string[];
+}
+
+/** How a pass ended, early or after its deletes: data that outcomeOf alone turns into the outcome. */
+type Ending =
+  | Extract<PassOutcome, { kind: 'not-served' }>
+  | { kind: 'ended'; exitCode: 0 | 1 | 3; runs: number; decisions: readonly Decision[]; results?: Map<string, Result>; errors?: string[]; plan?: Plan };
+
+/** The pass in its steps. Each step that may end it answers an Ending, which is handed on as it is. */
+async function sweep(pass: Pass): Promise<Ending> {
+  const served = await discover(pass);
+  if (served.kind !== 'served') return served;
+  const { apis } = served;
+  const decided = await readAndDecide(pass.deps, apis, pass.scope, pass.policy, { recheck: !pass.config.dryRun });
+  if (decided.kind === 'unreadable') return couldNotRead(pass.deps, decided.error, 'could not read the cluster; nothing deleted', 0);
+  for (const warning of pass.warnings) pass.deps.log.warn(warning);
+  logWarnings(pass.deps.log, decided.decisions);
+  const chosen = await chooseCandidates(pass, apis, decided);
+  if (chosen.kind !== 'chosen') return chosen;
+  // A dry run is the pass that does not re-check (readAndDecide's `recheck`).
+  if (decided.kind === 'decided') return await dryRunEnding(pass, decided, chosen);
+  if (chosen.candidates.length === 0) return { kind: 'ended', exitCode: EXIT_OK, runs: decided.runsRead, decisions: chosen.decisions, results: chosen.known };
+  const overCap = capsExceeded(pass, chosen, decided.runsRead);
+  if (overCap !== undefined) return overCap;
+  const rechecked = await recheck(pass, apis, decided, chosen);
+  if (rechecked.kind !== 'rechecked') return rechecked;
+  return await deleteAndRecord(pass, apis, chosen, rechecked, decided.runsRead);
+}
+
+/** The report and the exit status of an Ending: the one place a pass's outcome is made. */
+function outcomeOf(pass: Pass, ending: Ending): PassOutcome {
+  if (ending.kind === 'not-served') return ending;
+  const { config, deps, plans } = pass;
+  const { plan } = ending;
+  const reportPlan: ReportPlan | undefined =
+    plan !== undefined && plans.write !== undefined
+      ? { mode: 'written', file: plans.write.file, digest: plan.digest, entries: plan.entries.length }
+      : plans.apply === undefined
+        ? undefined
+        : { mode: 'applied', file: plans.apply.file, digest: plans.apply.plan.digest, entries: plans.apply.plan.entries.length };
+  const report = buildReport({
+    ...(reportPlan !== undefined && { plan: reportPlan }),
+    dryRun: config.dryRun,
+    startedAt: pass.startedAt,
+    finishedAt: deps.now(),
+    scope: config,
+    runs: ending.runs,
+    decisions: ending.decisions,
+    results: ending.results ?? new Map(),
+    warnings: pass.warnings,
+    errors: ending.errors ?? [],
+  });
+  return { kind: 'done', report, exitCode: ending.exitCode, ...(plan !== undefined && { plan }) };
+}
+
+/** The APIs the collectors that are on can use; none served ends the pass. */
+async function discover(pass: Pass): Promise<{ kind: 'served'; apis: ServedApis } | Ending> {
   let apis: ServedApis;
   try {
-    apis = await deps.cluster.discover(config.collect);
+    apis = await pass.deps.cluster.discover(pass.config.collect);
   } catch (error) {
-    return couldNotRead(error);
+    return couldNotRead(pass.deps, error, 'could not read the cluster; nothing deleted', 0);
   }
   if (Object.keys(apis.targets).length === 0) {
     return { kind: 'not-served', lines: apis.skipped.map((skip) => skip.why) };
   }
-  warnings.push(...apis.skipped.map((skip) => skip.why), ...unservedRunKinds(apis));
-  const decided = await readAndDecide(deps, apis, scope, policy, { recheck: !config.dryRun });
-  if (decided.kind === 'unreadable') return couldNotRead(decided.error);
-  for (const warning of warnings) deps.log.warn(warning);
+  pass.warnings.push(...apis.skipped.map((skip) => skip.why), ...unservedRunKinds(apis));
+  return { kind: 'served', apis };
+}
 
-  const { decidedAt, runsRead } = decided;
-  let decisions = decided.decisions;
-  logWarnings(deps.log, decisions);
-  // `apply`: only the plan's entries, each deleted only if unchanged and still collectable.
-  const known = new Map<string, Result>();
-  let deletable: ReadonlySet<string> | undefined;
-  if (plans.apply !== undefined) {
-    try {
-      const planned = await applyPlan(deps, apis, plans.apply.plan, decisions);
-      ({ decisions, deletable } = planned);
-      for (const [uid, result] of planned.results) known.set(uid, result);
-    } catch (error) {
-      const message = readFailure(error);
-      deps.log.error({ err: message }, 'could not read the planned targets; nothing deleted');
-      return { kind: 'done', report: finish({ runs: runsRead, decisions: [], errors: [message] }), exitCode: EXIT_COULD_NOT_RUN };
-    }
+/** A read that failed: nothing is decided or deleted, since a partial view of the runs is never taken for the whole. */
+function couldNotRead(deps: SweepDeps, error: unknown, logMessage: string, runs: number): Ending {
+  const message = readFailure(error);
+  deps.log.error({ err: message }, logMessage);
+  return { kind: 'ended', exitCode: EXIT_COULD_NOT_RUN, runs, decisions: [], errors: [message] };
+}
+
+/** The decisions a pass acts on, and of those the candidates it may delete. */
+interface Chosen {
+  kind: 'chosen';
+  decisions: Decision[];
+  candidates: Decision[];
+  /** `apply`: the uids of the plan's entries that may be deleted (unchanged, still collectable). */
+  deletable?: ReadonlySet<string>;
+  /** `apply`: the results already known of the plan's other entries (changed, gone). */
+  known: Map<string, Result>;
+}
+
+/** Every decision to delete; under `apply`, only the plan's entries, each only if unchanged and still collectable. */
+async function chooseCandidates(pass: Pass, apis: ServedApis, decided: { decisions: Decision[]; runsRead: number }): Promise<Chosen | Ending> {
+  if (pass.plans.apply === undefined) {
+    return { kind: 'chosen', decisions: decided.decisions, candidates: decided.decisions.filter((decision) => decision.action === 'delete'), known: new Map() };
   }
-  const candidates = decisions.filter((decision) => decision.action === 'delete' && (deletable?.has(decision.target.uid) ?? true));
-  const breaches = capBreaches(candidates, config);
-  // A dry run is the pass that does not re-check (readAndDecide's `recheck`).
-  if (decided.kind === 'decided' || candidates.length === 0) {
-    for (const breach of config.dryRun ? breaches : []) {
-      const what = breach.collector === undefined ? `its ${breach.count} candidates are` : `its ${breach.count} candidates of ${breach.collector} are`;
-      const warning = `a live pass with these settings would delete nothing and exit 3: ${what} more than ${breach.flag}`;
-      warnings.push(warning);
-      deps.log.warn(breach.collector === undefined ? { candidates: breach.count, maxDeletions: breach.limit } : { candidates: breach.count, collector: breach.collector, maxDeletions: breach.limit }, warning);
-    }
-    if (config.dryRun) await recordEvents(deps, candidates.map((decision) => ({ decision, result: 'would-delete' as const })));
-    const plan = config.dryRun && plans.write !== undefined ? buildPlan({ decisions, settings: planSettings(config), cluster: plans.write.cluster, createdAt: decidedAt }) : undefined;
-    if (plan !== undefined && plans.write !== undefined) reportPlan = { mode: 'written', file: plans.write.file, digest: plan.digest, entries: plan.entries.length };
-    return { kind: 'done', report: finish({ runs: runsRead, decisions, results: known }), exitCode: EXIT_OK, ...(plan !== undefined && { plan }) };
+  try {
+    const { decisions, deletable, results } = await applyPlan(pass.deps, apis, pass.plans.apply.plan, decided.decisions);
+    const candidates = decisions.filter((decision) => decision.action === 'delete' && deletable.has(decision.target.uid));
+    return { kind: 'chosen', decisions, candidates, deletable, known: new Map(results) };
+  } catch (error) {
+    return couldNotRead(pass.deps, error, 'could not read the planned targets; nothing deleted', decided.runsRead);
   }
+}
+
+/**
+ * A dry run ends here: the caps a live pass would exceed are warned about, its candidates
+ * get their Events, and the plan it was asked to write is made.
+ */
+async function dryRunEnding(pass: Pass, decided: { decidedAt: Date; runsRead: number }, chosen: Chosen): Promise<Ending> {
+  const { config, deps, plans } = pass;
+  for (const breach of capBreaches(chosen.candidates, config)) {
+    const what = breach.collector === undefined ? `its ${breach.count} candidates are` : `its ${breach.count} candidates of ${breach.collector} are`;
+    const warning = `a live pass with these settings would delete nothing and exit 3: ${what} more than ${breach.flag}`;
+    pass.warnings.push(warning);
+    deps.log.warn(breach.collector === undefined ? { candidates: breach.count, maxDeletions: breach.limit } : { candidates: breach.count, collector: breach.collector, maxDeletions: breach.limit }, warning);
+  }
+  await recordEvents(deps, chosen.candidates.map((decision) => ({ decision, result: 'would-delete' as const })));
+  const plan = plans.write === undefined ? undefined : buildPlan({ decisions: chosen.decisions, settings: planSettings(config), cluster: plans.write.cluster, createdAt: decided.decidedAt });
+  return { kind: 'ended', exitCode: EXIT_OK, runs: decided.runsRead, decisions: chosen.decisions, results: chosen.known, ...(plan !== undefined && { plan }) };
+}
+
+/** A cap the candidates exceed ends the pass before its first delete, every candidate aborted. */
+function capsExceeded(pass: Pass, chosen: Chosen, runs: number): Ending | undefined {
+  const breaches = capBreaches(chosen.candidates, pass.config);
   const [firstBreach] = breaches;
-  if (firstBreach !== undefined) {
-    // Each cap counts a DELETE, or the finalizer removal of a claim already Terminating (caps.ts).
-    const message = `the plan deletes ${breaches.map(breachText).join(', and ')}: nothing was deleted`;
-    deps.log.error(breaches.length === 1 && firstBreach.collector === undefined ? { candidates: firstBreach.count, maxDeletions: firstBreach.limit } : { breaches }, message);
-    const results = new Map([...known, ...candidates.map((decision): [string, Result] => [decision.target.uid, 'aborted'])]);
-    return { kind: 'done', report: finish({ runs: runsRead, decisions, results, errors: [message] }), exitCode: EXIT_PARTIAL };
-  }
+  if (firstBreach === undefined) return undefined;
+  // Each cap counts a DELETE, or the finalizer removal of a claim already Terminating (caps.ts).
+  const message = `the plan deletes ${breaches.map(breachText).join(', and ')}: nothing was deleted`;
+  pass.deps.log.error(breaches.length === 1 && firstBreach.collector === undefined ? { candidates: firstBreach.count, maxDeletions: firstBreach.limit } : { breaches }, message);
+  return { kind: 'ended', exitCode: EXIT_PARTIAL, runs, decisions: chosen.decisions, results: allAborted(chosen), errors: [message] };
+}
 
-  const allAborted = (): Map<string, Result> => new Map([...known, ...candidates.map((decision): [string, Result] => [decision.target.uid, 'aborted'])]);
-  const interrupted = (): PassOutcome => ({
-    kind: 'done',
-    report: finish({ runs: runsRead, decisions, results: allAborted(), errors: [INTERRUPTED_BEFORE_EVERY_DELETE] }),
-    exitCode: EXIT_PARTIAL,
-  });
-  // SIGTERM while deciding: the re-check (a read of every candidate namespace) is not begun.
-  if (deps.signal.aborted) return interrupted();
-  let final: Decision[];
-  let fresh: DatedView;
+/**
+ * The candidates decided again on a view read now: the runs changed since the listing, the
+ * namespaces, and what may hold them. SIGTERM while deciding ends the pass before this read.
+ */
+async function recheck(pass: Pass, apis: ServedApis, decided: { listed: DatedView; runsRead: number }, chosen: Chosen): Promise<{ kind: 'rechecked'; view: DatedView; decisions: Decision[] } | Ending> {
+  const { deps } = pass;
+  const { candidates } = chosen;
+  if (isAborted(deps.signal)) return interrupted(chosen, decided.runsRead);
   try {
     deps.progress?.update({ stage: 're-checking', candidates: candidates.length });
-    fresh = await refreshView(deps, apis, decided.listed, { scope, namespaces: candidateNamespaces(candidates), holders: holderNamespaces(candidates) });
-    final = redecide(policy, fresh.view, decisions, deps.now(), deletable);
+    const view = await refreshView(deps, apis, decided.listed, { scope: pass.scope, namespaces: candidateNamespaces(candidates), holders: holderNamespaces(candidates) });
+    return { kind: 'rechecked', view, decisions: redecide(pass.policy, view.view, chosen.decisions, deps.now(), chosen.deletable) };
   } catch (error) {
-    if (error instanceof Interrupted) return interrupted();
+    if (error instanceof Interrupted) return interrupted(chosen, decided.runsRead);
     const message = `re-check before deleting failed, nothing was deleted: ${errorMessage(error)}`;
     deps.log.error({ err: errorMessage(error) }, 're-check failed; nothing deleted');
-    return { kind: 'done', report: finish({ runs: runsRead, decisions, results: allAborted(), errors: [message] }), exitCode: EXIT_COULD_NOT_RUN };
+    return { kind: 'ended', exitCode: EXIT_COULD_NOT_RUN, runs: decided.runsRead, decisions: chosen.decisions, results: allAborted(chosen), errors: [message] };
   }
+}
 
+/** SIGTERM before the deletes began: none was made. */
+function interrupted(chosen: Chosen, runs: number): Ending {
+  return { kind: 'ended', exitCode: EXIT_PARTIAL, runs, decisions: chosen.decisions, results: allAborted(chosen), errors: [INTERRUPTED_BEFORE_EVERY_DELETE] };
+}
+
+function allAborted(chosen: Chosen): Map<string, Result> {
+  return new Map([...chosen.known, ...chosen.candidates.map((decision): [string, Result] => [decision.target.uid, 'aborted'])]);
+}
+
+/** The delete phase on the re-checked decisions, then the Events of what it did. */
+async function deleteAndRecord(pass: Pass, apis: ServedApis, chosen: Chosen, rechecked: { view: DatedView; decisions: Decision[] }, runs: number): Promise<Ending> {
+  const { config, deps } = pass;
   const deletion = await deleteCandidates(deps, apis, {
-    policy,
-    scope,
-    view: fresh,
-    decisions: final,
+    policy: pass.policy,
+    scope: pass.scope,
+    view: rechecked.view,
+    decisions: rechecked.decisions,
     limits: { qps: config.qps, concurrency: config.concurrency, maxAttempts: config.maxRetries + 1 },
-    ...(deletable !== undefined && { only: deletable }),
+    ...(chosen.deletable !== undefined && { only: chosen.deletable }),
     pvcFinalizer: config.pvcFinalizer,
   });
-  for (const [uid, result] of known) if (!deletion.results.has(uid)) deletion.results.set(uid, result);
+  for (const [uid, result] of chosen.known) if (!deletion.results.has(uid)) deletion.results.set(uid, result);
   await recordEvents(deps, eventfulResults(deletion.decisions, deletion.results));
   const errors = [
     ...(isAborted(deps.signal) ? [INTERRUPTED_BEFORE_EVERY_DELETE] : []),
     ...deletion.errors,
   ];
   const failed = [...deletion.results.values()].some((result) => result === 'failed');
-  const exitCode = failed || errors.length > 0 ? EXIT_PARTIAL : EXIT_OK;
-  return {
-    kind: 'done',
-    report: finish({ runs: runsRead, decisions: deletion.decisions, results: deletion.results, errors }),
-    exitCode,
-  };
+  return { kind: 'ended', exitCode: failed || errors.length > 0 ? EXIT_PARTIAL : EXIT_OK, runs, decisions: deletion.decisions, results: deletion.results, errors };
 }
 
 /** The settings a plan records: those the decision depends on, so that `apply` decides as the dry run did. */
