@@ -127,6 +127,13 @@ export interface FlagSpec<K extends keyof ConfigValues = keyof ConfigValues> {
   /** One typical use, for error messages and --help. */
   example: string;
   /**
+   * The chart's value that sets it (chart/templates/_helpers.tpl maps the two, and
+   * test/unit/chart-values.test.ts holds that mapping to this column) and how the container
+   * gets it: as its variable, or (`arg`) as a flag only when set away from its default.
+   * Absent: the chart has no value for it.
+   */
+  chart?: { value: string; as: 'env' | 'arg' };
+  /**
    * The commands that take it. On the command line of another it is an error; in the
    * environment (a pod's, where it may be the chart's for another mode) it is left alone, but
    * for `run`, which reads every variable.
@@ -143,7 +150,7 @@ const EVERY: readonly Command[] = ['run', 'explain', 'apply'];
 
 /** A scope flag naming namespaces (`--namespace`, `--exclude-namespace`): none by default. */
 function namespaceList<K extends 'namespaces' | 'excludeNamespaces'>(key: K, help: readonly string[], example: string) {
-  return flag({ kind: 'list', key, default: [], read: (from) => from.list(parseNamespace), value: 'NAME', help, example, commands: EVERY });
+  return flag({ kind: 'list', key, default: [], read: (from) => from.list(parseNamespace), value: 'NAME', help, example, chart: { value: key, as: 'env' }, commands: EVERY });
 }
 /** A pass's own flags: a run's and an apply's, not explain's. */
 const PASS: readonly Command[] = ['run', 'apply'];
@@ -172,6 +179,7 @@ export const FLAGS = {
     read: (from) => from.boolean(),
     help: ['Decide and report, delete nothing. --dry-run=false turns it off again.'],
     example: '--dry-run=false',
+    chart: { value: 'dryRun', as: 'env' },
     commands: ['run'],
   }),
   namespace: namespaceList('namespaces', ['Only look in this namespace. Repeatable, or comma-separated: --namespace ci,team-a.', 'Without it: all namespaces.'], '--namespace ci'),
@@ -191,6 +199,7 @@ export const FLAGS = {
       'their collector. Without it: all.',
     ],
     example: '--selector app=ci',
+    chart: { value: 'selector', as: 'env' },
     commands: EVERY,
   }),
   'namespace-selector': flag({
@@ -206,6 +215,7 @@ export const FLAGS = {
       'namespaces at cluster scope. Without it: all.',
     ],
     example: '--namespace-selector tekton-resource-gc.io/shard=a',
+    chart: { value: 'namespaceSelector', as: 'env' },
     commands: PASS,
   }),
   collect: flag({
@@ -224,6 +234,7 @@ export const FLAGS = {
       'all: name each, so that no upgrade turns a new collector on. Each needs its own RBAC.',
     ],
     example: '--collect pipelineresources,workspace-pvcs',
+    chart: { value: 'collect', as: 'arg' },
     commands: PASS,
   }),
   'pvc-finalizer': flag({
@@ -240,6 +251,7 @@ export const FLAGS = {
       '--collect workspace-pvcs.',
     ],
     example: '--pvc-finalizer purge',
+    chart: { value: 'pvcFinalizer', as: 'arg' },
     commands: PASS,
   }),
   'min-age': flag({
@@ -255,6 +267,7 @@ export const FLAGS = {
       'Durations: 30m, 12h, 7d, 2w (s, m, h, d, w), or ISO 8601 such as PT12H or P7D.',
     ],
     example: '--min-age 1h',
+    chart: { value: 'minAge', as: 'env' },
     commands: EVERY,
   }),
   'retain-for': flag({
@@ -268,6 +281,7 @@ export const FLAGS = {
       '<prefix>/retain-for label or annotation on the resource wins. Without it: none.',
     ],
     example: '--retain-for 7d',
+    chart: { value: 'retainFor', as: 'env' },
     commands: EVERY,
   }),
   'label-prefix': flag({
@@ -278,6 +292,7 @@ export const FLAGS = {
     value: 'PREFIX',
     help: ['Prefix of the retention labels and annotations (see below); a DNS subdomain.'],
     example: '--label-prefix gc.example.com',
+    chart: { value: 'labelPrefix', as: 'env' },
     commands: EVERY,
   }),
   'max-deletions': flag({
@@ -292,6 +307,7 @@ export const FLAGS = {
       'against a mistake in scope. 0 deletes nothing.',
     ],
     example: '--max-deletions 1000',
+    chart: { value: 'maxDeletions', as: 'env' },
     commands: PASS,
   }),
   'max-deletions-per-kind': flag({
@@ -306,6 +322,7 @@ export const FLAGS = {
       '--max-deletions alone.',
     ],
     example: '--max-deletions-per-kind workspace-pvcs=200',
+    chart: { value: 'maxDeletionsPerKind', as: 'arg' },
     commands: PASS,
   }),
   qps: flag({
@@ -316,6 +333,7 @@ export const FLAGS = {
     value: 'NUMBER',
     help: ['Deletes per second at most.'],
     example: '--qps 20',
+    chart: { value: 'qps', as: 'env' },
     commands: PASS,
   }),
   concurrency: flag({
@@ -326,6 +344,7 @@ export const FLAGS = {
     value: 'N',
     help: ['Deletes in flight at most.'],
     example: '--concurrency 4',
+    chart: { value: 'concurrency', as: 'env' },
     commands: PASS,
   }),
   'page-size': flag({
@@ -336,6 +355,7 @@ export const FLAGS = {
     value: 'N',
     help: [`Objects per list request (limit/continue), 1 to ${MAX_PAGE_SIZE}.`],
     example: '--page-size 500',
+    chart: { value: 'pageSize', as: 'env' },
     commands: EVERY,
   }),
   'max-retries': flag({
@@ -352,6 +372,7 @@ export const FLAGS = {
       'delete is tried again only after the runs are re-checked, if the last check is over 5s old.',
     ],
     example: '--max-retries 5',
+    chart: { value: 'maxRetries', as: 'env' },
     commands: EVERY,
   }),
   'request-timeout': flag({
@@ -363,6 +384,7 @@ export const FLAGS = {
     value: 'DURATION',
     help: ['Abandon (and retry) one attempt of an API request with no complete answer after this', 'long, 1s to 1h.'],
     example: '--request-timeout 30s',
+    chart: { value: 'requestTimeout', as: 'env' },
     commands: EVERY,
   }),
   output: flag({
@@ -373,6 +395,7 @@ export const FLAGS = {
     value: 'FORMAT',
     help: ['Report on stdout: text (a table), json (see docs/reports.md) or markdown (for a pull', 'request or a chat message).'],
     example: '--output json',
+    chart: { value: 'output', as: 'env' },
     commands: EVERY,
   }),
   'report-file': flag({
@@ -392,6 +415,7 @@ export const FLAGS = {
     value: 'LEVEL',
     help: ['Logs (JSON lines on stderr): trace, debug, info, warn, error, fatal or silent.'],
     example: '--log-level debug',
+    chart: { value: 'logLevel', as: 'env' },
     commands: EVERY,
   }),
   kubeconfig: flag({
@@ -430,6 +454,7 @@ export const FLAGS = {
       'logged and never fails the pass.',
     ],
     example: '--events',
+    chart: { value: 'events', as: 'env' },
     commands: PASS,
   }),
   schedule: flag({
@@ -490,6 +515,7 @@ export const FLAGS = {
       'failed push is logged, never fails the pass. Credentials in the URL are never logged.',
     ],
     example: '--pushgateway-url http://pushgateway.monitoring:9091',
+    chart: { value: 'pushgatewayUrl', as: 'env' },
     commands: PASS,
   }),
   'pushgateway-grouping': flag({
@@ -506,6 +532,7 @@ export const FLAGS = {
       '--pushgateway-url. Without it: job alone.',
     ],
     example: '--pushgateway-grouping instance=ci-gc,cluster=prod',
+    chart: { value: 'pushgatewayGrouping', as: 'env' },
     commands: PASS,
   }),
   'plan-file': flag({
@@ -531,6 +558,7 @@ export const FLAGS = {
     value: 'DURATION',
     help: ['apply refuses a plan older than this (exit 2).'],
     example: '--plan-max-age 12h',
+    chart: { value: 'planMaxAge', as: 'env' },
     commands: ['apply'],
   }),
   'plan-digest': flag({
@@ -543,6 +571,7 @@ export const FLAGS = {
       'Without it the plan\'s own digest still refuses a plan edited after it was written.',
     ],
     example: '--plan-digest sha256:3f5a…',
+    chart: { value: 'planDigest', as: 'env' },
     commands: ['apply'],
   }),
   plan: flag({

@@ -34,6 +34,7 @@ import {
 import { ensureBinaries } from '../../harness/build.js';
 import { startControlPlane, type ControlPlane, type Manifest as ObjectManifest } from '../../harness/controlplane.js';
 import { FLAG_NAMES, envVarName, parseConfig, type Config, type FlagName } from '../../src/config.js';
+import { flagSpec } from '../../src/flags.js';
 import { parseDurationMs } from '../../src/core/retention.js';
 import { outcomes, reportOf, runCli, type CliResult } from '../support/cli.js';
 import { startGroupStore } from '../support/pushgateway.js';
@@ -49,30 +50,21 @@ const PACKAGE = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8
 };
 
 /**
- * Flags the chart deliberately does not set: the pod has no report file and uses its own
+ * Flags the chart deliberately does not set (no chart column in src/flags.ts): the pod has no report file and uses its own
  * credentials, and the CronJob itself schedules the passes (its own `schedule` and
  * `timeZone` values), so the collector never runs in schedule mode there. Its log is no
  * terminal (`progress`). A person writes a plan (`plan-file`: the pod's root is read-only)
  * and asks `explain --plan`; the CronJob only applies a reviewed one (`planConfigMap`,
  * with `planDigest` and `planMaxAge`, which it does set).
  */
-const FLAGS_NOT_IN_CHART: readonly FlagName[] = [
-  'report-file',
-  'kubeconfig',
-  'context',
-  'schedule',
-  'time-zone',
-  'progress',
-  'plan-file',
-  'plan',
-];
+const FLAGS_NOT_IN_CHART: readonly FlagName[] = FLAG_NAMES.filter((flag) => flagSpec(flag).chart === undefined);
 
 /**
- * Flags the chart passes as flags rather than variables, and only when set away from their
+ * Flags the chart passes as flags rather than variables (chart column `arg`), and only when set away from their
  * defaults (collect, pvcFinalizer, maxDeletionsPerKind): a release that leaves them alone
  * renders as it did before they existed.
  */
-const FLAGS_AS_ARGS: readonly FlagName[] = ['collect', 'pvc-finalizer', 'max-deletions-per-kind'];
+const FLAGS_AS_ARGS: readonly FlagName[] = FLAG_NAMES.filter((flag) => flagSpec(flag).chart?.as === 'arg');
 
 /** A pass over everything, with no waiting: what the RBAC tests run. */
 const LIVE = { dryRun: false, minAge: '0s', output: 'json' };

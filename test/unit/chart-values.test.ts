@@ -13,6 +13,7 @@ import { loadYaml } from '@kubernetes/client-node';
 import { CHART_REPOSITORY, currentChartReadme, documentedValues } from '../../harness/chart-readme.js';
 import { DEFAULTS, LOG_LEVELS, MAX_PAGE_SIZE, MAX_RETRIES, PVC_FINALIZER_MODES, parseConfig, type Config } from '../../src/config.js';
 import { COLLECTOR_NAMES } from '../../src/core/collectors.js';
+import { FLAG_NAMES, flagSpec } from '../../src/flags.js';
 import { parseDurationMs, parseRetentionDuration } from '../../src/core/retention.js';
 import { OUTPUT_FORMATS, type Report, type ReportItem } from '../../src/report/model.js';
 import { summaryLine } from '../../src/report/text.js';
@@ -259,6 +260,35 @@ function commentAbove(lines: readonly string[], index: number): string {
   for (let at = index - 1; at >= 0 && /^\s*#/.test(lines[at] ?? ''); at--) block.unshift((lines[at] ?? '').trim());
   return block.join(' ');
 }
+
+describe("the chart's mapping of values to flags (templates/_helpers.tpl)", () => {
+  const HELPERS = read('chart/templates/_helpers.tpl');
+  /** A `value: flag` block of _helpers.tpl, as [value, flag] rows. */
+  const mapping = (name: string): string[][] => {
+    const body = new RegExp(`define "tekton-resource-gc\\.${name}" -}}\\n([^{]*)\\n\\{\\{- end`).exec(HELPERS)?.[1];
+    assert.ok(body !== undefined, `_helpers.tpl defines ${name}`);
+    return body.split('\n').map((line) => line.split(': '));
+  };
+  const fromTable = (as: 'env' | 'arg'): string[][] =>
+    FLAG_NAMES.flatMap((flag) => {
+      const chart = flagSpec(flag).chart;
+      return chart?.as === as ? [[chart.value, flag]] : [];
+    });
+
+  it("passes as variables exactly the flags src/flags.ts's chart column does, each from its value", () => {
+    // In the chart's own order (the order of the container's variables), which need not be the table's.
+    const sorted = (rows: string[][]): string[][] => [...rows].sort(([a = ''], [b = '']) => a.localeCompare(b));
+    assert.deepEqual(sorted(mapping('settingFlags')), sorted(fromTable('env')));
+  });
+
+  it('passes as flags exactly the ones the chart column passes so, in its order (the order of the arguments)', () => {
+    assert.deepEqual(mapping('argumentFlags'), fromTable('arg'));
+  });
+
+  it('names only values that exist', () => {
+    for (const [value = ''] of [...fromTable('env'), ...fromTable('arg')]) assert.ok(Object.hasOwn(VALUES, value), value);
+  });
+});
 
 describe('values.schema.json against the collector', () => {
   it("offers exactly the collector's output formats and log levels", () => {
