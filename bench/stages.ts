@@ -17,7 +17,7 @@
 // the stage marks alone.
 import { Writable } from 'node:stream';
 import { getHeapSpaceStatistics } from 'node:v8';
-import { parseConfig } from '../src/config.js';
+import { parseConfig, passSettings } from '../src/config.js';
 import { KubeCluster } from '../src/kube/cluster.js';
 import { loadConnection } from '../src/kube/connect.js';
 import { KubeHttp, httpOptions } from '../src/kube/http.js';
@@ -96,7 +96,7 @@ async function main(args: readonly string[]): Promise<number> {
   const http = await KubeHttp.create(await loadConnection(config, process.env), httpOptions(config));
   mark('connected');
   try {
-    const outcome = await runPass(config, {
+    const outcome = await runPass(config, passSettings(config), {
       cluster: new KubeCluster(http, config.pageSize),
       now: () => new Date(),
       log: createLogger('warn'),

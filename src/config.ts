@@ -199,7 +199,7 @@ function toConfig(settings: Settings): Config {
 
 /**
  * What a pass decides with: where it looks, the rules, and the collectors. Built once from a
- * Config; explain decides with it, and apply with the one its plan holds (plan.ts).
+ * Config; a pass and explain decide with it, and apply with the one its plan holds (plan.ts).
  */
 export interface PassSettings {
   scope: Scope;
@@ -217,27 +217,6 @@ export function passSettings(config: Config): PassSettings {
     },
     policy: { labelPrefix: config.labelPrefix, minAgeMs: config.minAgeMs, ...(config.retainFor !== undefined && { retainFor: config.retainFor }) },
     collect: config.collect,
-  };
-}
-
-/**
- * The Config that decides with `pass`, its other settings (the connection, the limits, the
- * output) as they were. The way back from passSettings, for as long as a pass reads its
- * decision settings from the Config (sweep.ts).
- */
-export function withPassSettings(config: Config, pass: PassSettings): Config {
-  const { retainFor: _retainFor, namespaceSelector: _namespaceSelector, ...rest } = config;
-  const { scope, policy } = pass;
-  return {
-    ...rest,
-    namespaces: [...scope.namespaces],
-    excludeNamespaces: [...scope.excludeNamespaces],
-    selector: scope.selector,
-    ...(scope.namespaceSelector !== undefined && { namespaceSelector: scope.namespaceSelector }),
-    collect: pass.collect,
-    labelPrefix: policy.labelPrefix,
-    minAgeMs: policy.minAgeMs,
-    ...(policy.retainFor !== undefined && { retainFor: policy.retainFor }),
   };
 }
 

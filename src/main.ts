@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { ConfigError, parseConfig, passSettings, settingOrigin, withPassSettings, type Config, type FlagName, type PassSettings, type TargetName } from './config.js';
+import { ConfigError, parseConfig, passSettings, settingOrigin, type Config, type FlagName, type PassSettings, type TargetName } from './config.js';
 import { COLLECTORS } from './core/collectors.js';
 import { formatRetentionDuration } from './core/retention.js';
 import { escapeControls } from './escape.js';
@@ -49,7 +49,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   } catch (error) {
     return usageError(error);
   }
-  return runOnce(config, env);
+  return runOnce(config, passSettings(config), env);
 }
 
 /** The plan file's text, or a ConfigError naming the file (a plan that cannot be read is bad usage). */
@@ -77,8 +77,8 @@ async function readPlanFile(file: string): Promise<Plan> {
  */
 async function runApply(config: Config, file: string, env: NodeJS.ProcessEnv): Promise<number> {
   const plan = await readPlanFile(file);
-  const applied = withPlanSettings(config, plan);
-  return runOnce(applied, env, async (http) => {
+  const settings = planSettingsChecked(config, plan);
+  return runOnce({ ...config, dryRun: false }, settings, env, async (http) => {
     const cluster = await clusterOf(http, config.pageSize);
     try {
       checkPlan(plan, file, { cluster, now: new Date(), maxAgeMs: config.planMaxAgeMs, ...(config.planDigest !== undefined && { expectedDigest: config.planDigest }) });
@@ -106,8 +106,8 @@ const DECISION_SETTINGS = {
   'retain-for': (pass) => (pass.policy.retainFor === undefined ? '(none)' : formatRetentionDuration(pass.policy.retainFor)),
 } satisfies { [F in FlagName]?: (pass: PassSettings) => string };
 
-/** The config of an apply: the plan's scope and rules, live; one of them given otherwise is refused. */
-function withPlanSettings(config: Config, plan: Plan): Config {
+/** What an apply decides with: the plan's scope and rules; one of them given otherwise is refused. */
+function planSettingsChecked(config: Config, plan: Plan): PassSettings {
   const given = passSettings(config);
   const planned = planPassSettings(plan.settings);
   for (const [flag, text] of Object.entries(DECISION_SETTINGS) as [keyof typeof DECISION_SETTINGS, (pass: PassSettings) => string][]) {
@@ -118,7 +118,7 @@ function withPlanSettings(config: Config, plan: Plan): Config {
   }
   // A plan does not hold the shard: apply reads with its own --namespace-selector.
   const scope = { ...planned.scope, ...(given.scope.namespaceSelector !== undefined && { namespaceSelector: given.scope.namespaceSelector }) };
-  return withPassSettings({ ...config, dryRun: false }, { ...planned, scope });
+  return { ...planned, scope };
 }
 
 /** The client for the API server; a ConfigError when the kubeconfig or its credentials cannot be used. */
@@ -136,7 +136,7 @@ async function connect(config: Config, env: NodeJS.ProcessEnv, signal?: AbortSig
 }
 
 /** One pass, or with --schedule one at each tick until SIGTERM. */
-async function runOnce(config: Config, env: NodeJS.ProcessEnv, plansFor?: (http: KubeHttp) => Promise<PassPlans>): Promise<number> {
+async function runOnce(config: Config, settings: PassSettings, env: NodeJS.ProcessEnv, plansFor?: (http: KubeHttp) => Promise<PassPlans>): Promise<number> {
   // On a terminal, one updating line says where a pass is; elsewhere only the logs speak.
   const progress = progressWanted(config.progress, process.stderr, env) ? new TerminalProgress(process.stderr) : undefined;
   const log = createLogger(config.logLevel, progress);
@@ -161,7 +161,7 @@ async function runOnce(config: Config, env: NodeJS.ProcessEnv, plansFor?: (http:
     return EXIT_COULD_NOT_RUN;
   }
   try {
-    const pass = (): Promise<number> => onePass(config, { http, log, signal: stop.signal, progress }, plans);
+    const pass = (): Promise<number> => onePass(config, settings, { http, log, signal: stop.signal, progress }, plans);
     if (config.schedule === undefined) return await pass();
     const schedule = { ...config.schedule, timeZone: config.timeZone ?? localTimeZone() };
     return await runOnSchedule(schedule, { now: () => new Date(), sleep: abortableSleep, signal: stop.signal, log, pass });
@@ -178,11 +178,11 @@ interface PassIo {
   progress: TerminalProgress | undefined;
 }
 
-async function onePass(config: Config, io: PassIo, plans: PassPlans = {}): Promise<number> {
+async function onePass(config: Config, settings: PassSettings, io: PassIo, plans: PassPlans = {}): Promise<number> {
   const { http, log, progress } = io;
   const startedAt = new Date();
   const written = config.dryRun && config.planFile !== undefined ? { write: { cluster: await clusterOf(http, config.pageSize), file: config.planFile } } : {};
-  const outcome = await runPass(config, {
+  const outcome = await runPass(config, settings, {
     cluster: new KubeCluster(http, config.pageSize),
     now: () => new Date(),
     log,

@@ -5,7 +5,7 @@ import { PassedOverRuns, runsNeededBy, targetStrings } from './core/needed.js';
 import { formatRetentionDuration } from './core/retention.js';
 import { isExcluded } from './core/scope.js';
 import type { ClusterView, Decision, Policy, TargetRecord } from './core/types.js';
-import type { Config } from './config.js';
+import type { Config, PassSettings } from './config.js';
 import { decideBounded, logReadProblems, logWarnings } from './decisions.js';
 import { candidateNamespaces, deleteCandidates, holderNamespaces, redecide, refreshView, type DatedView } from './deletephase.js';
 import type { KubeCluster, Scope, ServedApis } from './kube/cluster.js';
@@ -68,15 +68,14 @@ export const MIN_AGE_WARNING_MS = 60_000;
  * re-check the candidates against runs changed since the listing, delete what is still
  * collectable. A dry run simply never reaches the deleter.
  */
-export async function runPass(config: Config, deps: SweepDeps, plans: PassPlans = {}): Promise<PassOutcome> {
+export async function runPass(config: Config, settings: PassSettings, deps: SweepDeps, plans: PassPlans = {}): Promise<PassOutcome> {
   const pass: Pass = {
     config,
     deps,
     plans,
     startedAt: deps.now(),
-    scope: { namespaces: config.namespaces, excludeNamespaces: config.excludeNamespaces, selector: config.selector, namespaceSelector: config.namespaceSelector },
-    policy: { labelPrefix: config.labelPrefix, minAgeMs: config.minAgeMs, retainFor: config.retainFor },
-    warnings: configWarnings(config),
+    settings,
+    warnings: configWarnings(settings.policy),
   };
   return outcomeOf(pass, await sweep(pass));
 }
@@ -87,8 +86,8 @@ interface Pass {
   deps: SweepDeps;
   plans: PassPlans;
   startedAt: Date;
-  scope: Scope;
-  policy: Policy;
+  /** What the pass decides with (config.ts passSettings; apply's come from its plan). */
+  settings: PassSettings;
   warnings: string[];
 }
 
@@ -102,7 +101,7 @@ async function sweep(pass: Pass): Promise<Ending> {
   const served = await discover(pass);
   if (served.kind !== 'served') return served;
   const { apis } = served;
-  const decided = await readAndDecide(pass.deps, apis, pass.scope, pass.policy, { recheck: !pass.config.dryRun });
+  const decided = await readAndDecide(pass.deps, apis, pass.settings.scope, pass.settings.policy, { recheck: !pass.config.dryRun });
   if (decided.kind === 'unreadable') return couldNotRead(pass.deps, decided.error, 'could not read the cluster; nothing deleted', 0);
   for (const warning of pass.warnings) pass.deps.log.warn(warning);
   logWarnings(pass.deps.log, decided.decisions);
@@ -148,7 +147,7 @@ function outcomeOf(pass: Pass, ending: Ending): PassOutcome {
 async function discover(pass: Pass): Promise<{ kind: 'served'; apis: ServedApis } | Ending> {
   let apis: ServedApis;
   try {
-    apis = await pass.deps.cluster.discover(pass.config.collect);
+    apis = await pass.deps.cluster.discover(pass.settings.collect);
   } catch (error) {
     return couldNotRead(pass.deps, error, 'could not read the cluster; nothing deleted', 0);
   }
@@ -204,7 +203,7 @@ async function dryRunEnding(pass: Pass, decided: { decidedAt: Date; runsRead: nu
     deps.log.warn(breach.collector === undefined ? { candidates: breach.count, maxDeletions: breach.limit } : { candidates: breach.count, collector: breach.collector, maxDeletions: breach.limit }, warning);
   }
   await recordEvents(deps, chosen.candidates.map((decision) => ({ decision, result: 'would-delete' as const })));
-  const plan = plans.write === undefined ? undefined : buildPlan({ decisions: chosen.decisions, settings: planSettings(config), cluster: plans.write.cluster, createdAt: decided.decidedAt });
+  const plan = plans.write === undefined ? undefined : buildPlan({ decisions: chosen.decisions, settings: planSettings(pass.settings), cluster: plans.write.cluster, createdAt: decided.decidedAt });
   return { kind: 'ended', exitCode: EXIT_OK, runs: decided.runsRead, decisions: chosen.decisions, results: chosen.known, ...(plan !== undefined && { plan }) };
 }
 
@@ -229,8 +228,8 @@ async function recheck(pass: Pass, apis: ServedApis, decided: { listed: DatedVie
   if (isAborted(deps.signal)) return interrupted(chosen, decided.runsRead);
   try {
     deps.progress?.update({ stage: 're-checking', candidates: candidates.length });
-    const view = await refreshView(deps, apis, decided.listed, { scope: pass.scope, namespaces: candidateNamespaces(candidates), holders: holderNamespaces(candidates) });
-    return { kind: 'rechecked', view, decisions: redecide(pass.policy, view.view, chosen.decisions, deps.now(), chosen.deletable) };
+    const view = await refreshView(deps, apis, decided.listed, { scope: pass.settings.scope, namespaces: candidateNamespaces(candidates), holders: holderNamespaces(candidates) });
+    return { kind: 'rechecked', view, decisions: redecide(pass.settings.policy, view.view, chosen.decisions, deps.now(), chosen.deletable) };
   } catch (error) {
     if (error instanceof Interrupted) return interrupted(chosen, decided.runsRead);
     const message = `re-check before deleting failed, nothing was deleted: ${errorMessage(error)}`;
@@ -252,8 +251,8 @@ function allAborted(chosen: Chosen): Map<string, Result> {
 async function deleteAndRecord(pass: Pass, apis: ServedApis, chosen: Chosen, rechecked: { view: DatedView; decisions: Decision[] }, runs: number): Promise<Ending> {
   const { config, deps } = pass;
   const deletion = await deleteCandidates(deps, apis, {
-    policy: pass.policy,
-    scope: pass.scope,
+    policy: pass.settings.policy,
+    scope: pass.settings.scope,
     view: rechecked.view,
     decisions: rechecked.decisions,
     limits: { qps: config.qps, concurrency: config.concurrency, maxAttempts: config.maxRetries + 1 },
@@ -271,16 +270,16 @@ async function deleteAndRecord(pass: Pass, apis: ServedApis, chosen: Chosen, rec
 }
 
 /** The settings a plan records: those the decision depends on, so that `apply` decides as the dry run did. */
-function planSettings(config: Config): PlanSettings {
+function planSettings({ scope, policy, collect }: PassSettings): PlanSettings {
   return {
-    namespaces: [...config.namespaces],
-    excludeNamespaces: [...config.excludeNamespaces],
-    selector: config.selector,
-    labelPrefix: config.labelPrefix,
-    minAgeMs: config.minAgeMs,
-    ...(config.retainFor !== undefined && { retainFor: formatRetentionDuration(config.retainFor) }),
+    namespaces: [...scope.namespaces],
+    excludeNamespaces: [...scope.excludeNamespaces],
+    selector: scope.selector,
+    labelPrefix: policy.labelPrefix,
+    minAgeMs: policy.minAgeMs,
+    ...(policy.retainFor !== undefined && { retainFor: formatRetentionDuration(policy.retainFor) }),
     // Written only when not the default, so a plan of PipelineResources alone reads as one always did.
-    ...(!sameCollectors(config.collect, DEFAULT_COLLECTORS) && { collect: [...config.collect] }),
+    ...(!sameCollectors(collect, DEFAULT_COLLECTORS) && { collect: [...collect] }),
   };
 }
 
@@ -310,10 +309,10 @@ function readFailure(error: unknown): string {
 }
 
 /** Settings that are allowed but worth a line in the report. */
-function configWarnings(config: Pick<Config, 'minAgeMs'>): string[] {
-  if (config.minAgeMs >= MIN_AGE_WARNING_MS) return [];
+function configWarnings(policy: Pick<Policy, 'minAgeMs'>): string[] {
+  if (policy.minAgeMs >= MIN_AGE_WARNING_MS) return [];
   return [
-    `--min-age ${config.minAgeMs / 1000}s is under a minute: Tekton resolves a run's references a few seconds after the run is created, so a target created for a run that is just starting may be deleted`,
+    `--min-age ${policy.minAgeMs / 1000}s is under a minute: Tekton resolves a run's references a few seconds after the run is created, so a target created for a run that is just starting may be deleted`,
   ];
 }
 

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { parseConfig, type Config } from '../../src/config.js';
+import { parseConfig, passSettings, type Config } from '../../src/config.js';
 import type { TargetRecord } from '../../src/core/types.js';
 import { KubeCluster } from '../../src/kube/cluster.js';
 import { loadConnection } from '../../src/kube/connect.js';
@@ -110,7 +110,7 @@ export async function passInProcess(kubeConfig: KubeConfig, args: readonly strin
   const { log, lines } = capturingLogger();
   const started = Date.now();
   try {
-    const outcome = await runPass(config, {
+    const outcome = await runPass(config, passSettings(config), {
       cluster,
       now: () => new Date(),
       log,
