@@ -89,8 +89,6 @@ export interface ListOptions {
 
 export interface ListResult<T> {
   records: T[];
-  /** The resourceVersion of the list: a point from which a watch sees every later change. */
-  resourceVersion: string;
 }
 
 /** How often a list whose continue token expired (410) is started again from the top. */
@@ -134,7 +132,6 @@ async function listOnce<T>(
   const records: T[] = [];
   const why = purpose('list', resource, options.namespace);
   let continueToken = '';
-  let resourceVersion = '';
   do {
     const query = {
       limit: options.pageSize,
@@ -162,7 +159,7 @@ async function listOnce<T>(
       }
       throw error;
     }
-    const { kind, items, metadata } = page.envelope as { kind?: unknown; items?: unknown; metadata?: { continue?: unknown; resourceVersion?: unknown } };
+    const { kind, items, metadata } = page.envelope as { kind?: unknown; items?: unknown; metadata?: { continue?: unknown } };
     // An empty PartialObjectMetadataList comes without `items`; anything else must have them.
     const emptyList = items == null && typeof kind === 'string' && kind.endsWith('List');
     if (!Array.isArray(items) && !emptyList) {
@@ -172,11 +169,8 @@ async function listOnce<T>(
       records.push(record);
     }
     continueToken = typeof metadata?.continue === 'string' ? metadata.continue : '';
-    if (typeof metadata?.resourceVersion === 'string') {
-      resourceVersion = metadata.resourceVersion;
-    }
   } while (continueToken !== '');
-  return { records, resourceVersion };
+  return { records };
 }
 
 /** One object, or null when it does not exist. */

@@ -224,47 +224,6 @@ export class KubeHttp {
     }
   }
 
-  /** Opens a streaming GET (a watch) and hands each complete line to onLine. */
-  async stream(
-    purpose: RequestPurpose,
-    request: KubeRequest,
-    onLine: (line: string) => void,
-    signal: AbortSignal,
-  ): Promise<void> {
-    const options = await this.requestOptions(request);
-    return new Promise((resolve, reject) => {
-      const req = this.transport().request({ ...options, signal }, (res) => {
-        const status = res.statusCode ?? 0;
-        if (status < 200 || status > 299) {
-          collect(res)
-            .then((body) => reject(errorFrom({ status, headers: res.headers, body }, purpose)))
-            .catch(reject);
-          return;
-        }
-        let pending = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          this.stats.bytesReceived += chunk.length;
-          pending += chunk;
-          let newline = pending.indexOf('\n');
-          while (newline >= 0) {
-            const line = pending.slice(0, newline);
-            pending = pending.slice(newline + 1);
-            if (line.trim() !== '') {
-              onLine(line);
-            }
-            newline = pending.indexOf('\n');
-          }
-        });
-        res.on('end', () => resolve());
-        res.on('error', (error) => (signal.aborted ? resolve() : reject(networkError(error, purpose))));
-      });
-      this.stats.requests++;
-      req.on('error', (error) => (signal.aborted ? resolve() : reject(networkError(error, purpose))));
-      req.end();
-    });
-  }
-
   private transport(): typeof http | typeof https {
     return this.base.protocol === 'http:' ? http : https;
   }
