@@ -196,43 +196,6 @@ export interface Preconditions {
   resourceVersion: string;
 }
 
-/**
- * Deletes the object only if it is still the one that was listed (uid) and has not
- * changed since (resourceVersion). 404 and 409 are outcomes, not failures. One attempt:
- * a throttled or failed delete throws its KubeError, and the caller decides whether the
- * view it stands on is still fresh enough to try again.
- */
-export async function deleteIfUnchanged(
-  http: KubeHttp,
-  resource: ApiResource,
-  target: { namespace: string; name: string },
-  preconditions: Preconditions,
-  attempt = 1,
-): Promise<DeleteOutcome> {
-  const why = purpose('delete', resource, target.namespace);
-  const response = await http.sendOnce(why, {
-    method: 'DELETE',
-    path: objectPath(resource, target.namespace, target.name),
-    body: {
-      apiVersion: 'v1',
-      kind: 'DeleteOptions',
-      propagationPolicy: 'Background',
-      preconditions,
-    },
-  }, attempt);
-  if (response.status === 404) {
-    return 'gone';
-  }
-  if (response.status === 409) {
-    return 'changed';
-  }
-  if (response.status >= 200 && response.status <= 299) {
-    return 'deleted';
-  }
-  // Any other refusal (403, 400, 422) is a failure the caller reports.
-  throw errorFrom(response, why);
-}
-
 /** The plurals one group version serves (`/api/v1` for the core group); empty when it serves none. */
 export async function servedPlurals(http: KubeHttp, groupVersion: Pick<ApiResource, 'group' | 'version'>): Promise<Set<string>> {
   const path = groupVersionPath(groupVersion);
@@ -255,10 +218,13 @@ export interface DeleteAnswer {
 }
 
 /**
- * deleteIfUnchanged for an object that may outlive its DELETE: the answer says whether it is
- * gone or still there with finalizers (a claim with `kubernetes.io/pvc-protection` in use).
- * `accept` asks for the answer in another form (a Secret's as metadata only: its data never
- * crosses the wire).
+ * Deletes the object only if it is still the one that was listed (uid) and has not changed
+ * since (resourceVersion); 404 and 409 are outcomes, not failures. The answer says whether it
+ * is gone or still there with finalizers (a claim with `kubernetes.io/pvc-protection` in use,
+ * or any object someone else's finalizer holds). One attempt: a throttled or failed delete
+ * throws its KubeError, and the caller decides whether the view it stands on is still fresh
+ * enough to try again. `accept` asks for the answer in another form (a Secret's as metadata
+ * only: its data never crosses the wire).
  */
 export async function deleteUnlessChanged(
   http: KubeHttp,

@@ -6,7 +6,6 @@ import { toNamespaceRecord, toRunRecord, unreadRunMember } from '../core/runs.js
 import { isExcluded } from '../core/scope.js';
 import type { NamespaceRecord, PodRecord, RunKindName, RunRecord, StatefulSetRecord, TargetRecord } from '../core/types.js';
 import {
-  deleteIfUnchanged,
   deleteUnlessChanged,
   getObject,
   listAll,
@@ -411,14 +410,14 @@ export class KubeCluster {
 
   /**
    * One attempt (`attempt` counts the caller's tries): a refused delete throws, and is not
-   * retried here. A PipelineResource's DELETE is the one it always was; a leftover's answer
-   * says whether the object remains (`terminating`, a claim whose finalizer waits for its Pods).
+   * retried here. One DELETE for every kind: its answer says whether the object remains
+   * (`terminating`: a claim whose finalizer waits for its Pods, or any target another
+   * controller's finalizer holds).
    */
   async deleteTarget(apis: ServedApis, target: TargetRecord, attempt = 1): Promise<TargetDeleteOutcome> {
     const collector = collectorOf(target.kind);
     const resource = servedFor(apis, collector);
     const preconditions = { uid: target.uid, resourceVersion: target.resourceVersion };
-    if (collector.name === 'pipelineresources') return { outcome: await deleteIfUnchanged(this.http, resource, target, preconditions, attempt) };
     const answer = await deleteUnlessChanged(this.http, resource, target, { preconditions, attempt, ...(collector.metadataOnly && { accept: METADATA_OBJECT_ONLY }) });
     return answer.remaining === undefined ? { outcome: answer.outcome } : { outcome: 'terminating', remaining: answer.remaining };
   }

@@ -111,6 +111,18 @@ describe('holders: a claim a surviving StatefulSet names or an active Pod mounts
     });
   }
 
+  test('one DELETE for every kind: a PipelineResource another finalizer holds is reported terminating, not deleted', async () => {
+    const ns = 'hold-pr-finalizer';
+    await seed.namespace(ns);
+    await seed.create(gitResource({ name: 'src-held', namespace: ns, finalizers: [HOLD] }, 'bbb111'));
+    await seed.create(gitResource({ name: 'src-free', namespace: ns }, 'bbb222'));
+    const { outcome } = await passInProcess(controlPlane.kubeConfig(), ['--min-age', '0s', '--namespace', ns]);
+    assert.equal(outcome.exitCode, 0);
+    assert.deepEqual(verdicts(outcome.report), { [`PipelineResource ${ns}/src-free`]: 'unreferenced deleted', [`PipelineResource ${ns}/src-held`]: 'unreferenced terminating' });
+    assert.deepEqual(await objects.fates(ns, { 'src-held': 'PipelineResource', 'src-free': 'PipelineResource' }), { 'PipelineResource src-held': 'terminating', 'PipelineResource src-free': 'gone' });
+    await objects.custom.patchNamespacedCustomObject({ group: 'tekton.dev', version: 'v1alpha1', namespace: ns, plural: 'pipelineresources', name: 'src-held', body: [{ op: 'remove', path: '/metadata/finalizers' }] });
+  });
+
   test('apply: a StatefulSet that changed since the plan is not deleted, so the claim it names is kept', async () => {
     const ns = 'hold-apply';
     await seed.namespace(ns);

@@ -20,6 +20,7 @@ export interface ObjectMeta {
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }[];
+  finalizers?: string[];
 }
 
 export interface KubeObject {
