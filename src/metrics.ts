@@ -13,19 +13,18 @@
  *   adds only what it knows, its exit code, errors, duration and time, so the last good
  *   counts stay and an alert on the age of the last success fires.
  * - A push that fails is logged; it never changes the pass's exit status.
- * - With a leftover collector on, the counts of targets, decisions and deletions carry a
- *   `kind` label (one series per kind collected, each with the reasons of its own table),
- *   and the bytes of claims are pushed; with PipelineResources alone they are the series
- *   they were before leftovers (plus `deletions{result="terminating"}`, always 0 for them).
+ * - The counts of targets, decisions and deletions carry a `kind` label whatever was
+ *   collected: one series per kind collected, each with the reasons of its own table (a
+ *   pass of PipelineResources alone pushes kind="PipelineResource"). The bytes of claims
+ *   are pushed when workspace-pvcs was on.
  */
 import http from 'node:http';
 import https from 'node:https';
 import { Gauge, Registry } from 'prom-client';
-import { collectorOf } from './core/collectors.js';
+import { COLLECTORS, DEFAULT_COLLECTORS, collectorOf } from './core/collectors.js';
 import { actionFor } from './core/decide.js';
-import { REASONS, type Reason, type TargetKindName } from './core/types.js';
+import type { Reason, TargetKindName } from './core/types.js';
 import { KIND_LABEL, gatewayPathProblem, groupingPath, type GroupingLabel } from './pushgateway.js';
-import { showsLeftovers } from './report/build.js';
 import { RESULTS, type Report } from './report/model.js';
 
 const PREFIX = 'tekton_resource_gc';
@@ -90,58 +89,43 @@ export function passMetrics(pass: PassFacts): Registry {
 
 type GaugeMaker = (name: string, help: string, labelNames?: readonly string[]) => Gauge;
 
-/** Second, after the targets, in either shape: the order of the series as they were before leftovers. */
-function runsGauge(gauge: GaugeMaker, runs: number): void {
-  gauge('runs', 'PipelineRuns and TaskRuns that the last pass listed.').set(runs);
-}
-
 const DELETIONS_HELP = 'Delete decisions of the last pass by result: would-delete in a dry run; deleted, terminating, gone, changed, failed or aborted in a live one.';
 
-/** What only a pass that read the cluster knows. */
-function countMetrics(pass: PassFacts, gauge: GaugeMaker): void {
-  const report = pass.report;
-  if (report !== undefined && showsLeftovers(report)) countByKind(report, gauge);
-  else {
-    const summary = report?.summary;
-    gauge('targets', 'PipelineResources in scope that the last pass saw.').set(summary?.targets ?? 0);
-    runsGauge(gauge, summary?.runs ?? 0);
-    const decisions = gauge('decisions', 'Decisions of the last pass by action and reason.', ['action', 'reason']);
-    for (const reason of REASONS) decisions.set({ action: actionFor(reason), reason }, summary?.reasons[reason] ?? 0);
-    const deletions = gauge('deletions', DELETIONS_HELP, ['result']);
-    for (const result of DELETION_RESULTS) deletions.set({ result }, summary?.results[result] ?? 0);
-  }
-  gauge('dry_run', '1 when the last pass was a dry run, else 0.').set(pass.dryRun ? 1 : 0);
-}
+/** The kinds a pass without a report (no collector's API served) counts, at 0: those of the default collectors. */
+const DEFAULT_KINDS: readonly TargetKindName[] = DEFAULT_COLLECTORS.map((name) => COLLECTORS[name].kind);
 
 /**
- * A pass with a leftover collector on: the same counts, one series per kind collected
- * (`kind` label), each kind with every reason of its own decision table, zeros included,
- * and the bytes of claims when workspace-pvcs was on.
+ * What only a pass that read the cluster knows: the counts, one series per kind collected
+ * (`kind` label), each kind with every reason of its own decision table and every deletion
+ * result, zeros included, and the bytes of claims when workspace-pvcs was on.
  */
-function countByKind(report: Report, gauge: GaugeMaker): void {
-  const kinds = Object.keys(report.summary.byKind) as TargetKindName[];
+function countMetrics(pass: PassFacts, gauge: GaugeMaker): void {
+  const report = pass.report;
+  const kinds = report === undefined ? DEFAULT_KINDS : (Object.keys(report.summary.byKind) as TargetKindName[]);
   const reasons = new Map<string, number>();
   const results = new Map<string, number>();
   const add = (tally: Map<string, number>, key: string): void => void tally.set(key, (tally.get(key) ?? 0) + 1);
-  for (const item of report.items) {
+  for (const item of report?.items ?? []) {
     add(reasons, `${item.kind}/${item.reason}`);
     add(results, `${item.kind}/${item.result}`);
   }
   const targets = gauge('targets', 'Targets in scope that the last pass saw, by kind.', [KIND_LABEL]);
-  runsGauge(gauge, report.summary.runs);
+  gauge('runs', 'PipelineRuns and TaskRuns that the last pass listed.').set(report?.summary.runs ?? 0);
   const decisions = gauge('decisions', 'Decisions of the last pass by kind, action and reason.', [KIND_LABEL, 'action', 'reason']);
   const deletions = gauge('deletions', DELETIONS_HELP, [KIND_LABEL, 'result']);
   for (const kind of kinds) {
-    targets.set({ [KIND_LABEL]: kind }, report.summary.byKind[kind]?.targets ?? 0);
+    targets.set({ [KIND_LABEL]: kind }, report?.summary.byKind[kind]?.targets ?? 0);
     const table: readonly Reason[] = collectorOf(kind).table;
     for (const reason of table) decisions.set({ [KIND_LABEL]: kind, action: actionFor(reason), reason }, reasons.get(`${kind}/${reason}`) ?? 0);
     for (const result of DELETION_RESULTS) deletions.set({ [KIND_LABEL]: kind, result }, results.get(`${kind}/${result}`) ?? 0);
   }
-  const { bytes } = report.summary;
-  if (bytes === undefined) return;
-  gauge('candidate_bytes', 'Bytes of the claims the last pass decided to delete (whatever became of them).').set(bytes.candidates);
-  gauge('released_bytes', 'Bytes of the claims the last pass deleted.').set(bytes.released);
-  gauge('pending_bytes', 'Bytes of the claims the last pass left terminating, held by a finalizer.').set(bytes.pending);
+  const bytes = report?.summary.bytes;
+  if (bytes !== undefined) {
+    gauge('candidate_bytes', 'Bytes of the claims the last pass decided to delete (whatever became of them).').set(bytes.candidates);
+    gauge('released_bytes', 'Bytes of the claims the last pass deleted.').set(bytes.released);
+    gauge('pending_bytes', 'Bytes of the claims the last pass left terminating, held by a finalizer.').set(bytes.pending);
+  }
+  gauge('dry_run', '1 when the last pass was a dry run, else 0.').set(pass.dryRun ? 1 : 0);
 }
 
 /**

@@ -11,17 +11,17 @@ import type { Parsed } from './core/retention.js';
 /** The job every group of this collector is under; not a setting, so alerts can rely on it. */
 export const PUSH_JOB = 'tekton-resource-gc';
 
-/**
- * Labels the pushed samples carry themselves. The gateway overwrites a sample's label with
- * the grouping label of the same name, which would fold every reason into one series.
- */
-export const SAMPLE_LABELS = ['action', 'reason', 'result'] as const;
-
-/** The label a pass with a leftover collector on adds to its counts (metrics.ts); refused as a grouping label like those above. */
+/** The label of the kind every pass's counts carry (metrics.ts). */
 export const KIND_LABEL = 'kind';
 
+/**
+ * Labels the pushed samples carry themselves. The gateway overwrites a sample's label with
+ * the grouping label of the same name, which would fold every kind or reason into one series.
+ */
+export const SAMPLE_LABELS = [KIND_LABEL, 'action', 'reason', 'result'] as const;
+
 /** What a grouping label may not be named: a label of the pushed samples. */
-const PUSHED_LABELS: readonly string[] = [...SAMPLE_LABELS, KIND_LABEL];
+const PUSHED_LABELS: readonly string[] = SAMPLE_LABELS;
 
 /** One label of the grouping key besides `job`. */
 export interface GroupingLabel {

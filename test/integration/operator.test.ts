@@ -336,15 +336,15 @@ describe('--pushgateway-url', () => {
       assert.deepEqual([push?.method, push?.url], ['PUT', '/metrics/job/tekton-resource-gc']);
       assert.match(push?.contentType ?? '', /^text\/plain; version=0\.0\.4/);
       const values = samples(push?.body ?? '');
-      assert.equal(values.get('tekton_resource_gc_targets'), report.summary.targets);
+      assert.equal(values.get('tekton_resource_gc_targets{kind="PipelineResource"}'), report.summary.targets);
       assert.equal(values.get('tekton_resource_gc_runs'), report.summary.runs);
       for (const [reason, count] of Object.entries(report.summary.reasons)) {
         const action = reason === 'unreferenced' || reason === 'runs-finished' ? 'delete' : 'keep';
-        assert.equal(values.get(`tekton_resource_gc_decisions{action="${action}",reason="${reason}"}`), count, reason);
+        assert.equal(values.get(`tekton_resource_gc_decisions{kind="PipelineResource",action="${action}",reason="${reason}"}`), count, reason);
       }
       assert.equal([...values].filter(([key, value]) => key.startsWith('tekton_resource_gc_decisions{') && value > 0).length, Object.keys(report.summary.reasons).length);
-      assert.equal(values.get('tekton_resource_gc_deletions{result="deleted"}'), report.summary.results.deleted);
-      assert.equal(values.get('tekton_resource_gc_deletions{result="failed"}'), 0);
+      assert.equal(values.get('tekton_resource_gc_deletions{kind="PipelineResource",result="deleted"}'), report.summary.results.deleted);
+      assert.equal(values.get('tekton_resource_gc_deletions{kind="PipelineResource",result="failed"}'), 0);
       assert.equal(values.get('tekton_resource_gc_errors'), 0);
       assert.equal(values.get('tekton_resource_gc_exit_code'), 0);
       assert.equal(values.get('tekton_resource_gc_pass_duration_seconds'), (Date.parse(report.finishedAt) - Date.parse(report.startedAt)) / 1000);
@@ -378,7 +378,7 @@ describe('--pushgateway-url', () => {
       const [push] = failing.pushes;
       assert.equal(push?.method, 'POST');
       const values = samples(push?.body ?? '');
-      assert.equal(values.get('tekton_resource_gc_deletions{result="aborted"}'), 2);
+      assert.equal(values.get('tekton_resource_gc_deletions{kind="PipelineResource",result="aborted"}'), 2);
       assert.equal(values.get('tekton_resource_gc_errors'), 1);
       assert.equal(values.get('tekton_resource_gc_exit_code'), 3);
       assert.ok(!values.has('tekton_resource_gc_last_success_timestamp_seconds'));

@@ -89,13 +89,13 @@ describe('several installs, one Pushgateway', () => {
       assert.equal(valueOf(a, 'tekton_resource_gc_last_success_timestamp_seconds'), finishedSeconds(firstA));
       assert.ok((valueOf(a, 'tekton_resource_gc_last_pass_timestamp_seconds') ?? 0) > finishedSeconds(firstA));
       // The failed pass pushed no zeros: A's last good counts stay.
-      assert.equal(valueOf(a, 'tekton_resource_gc_targets'), 3);
-      assert.equal(valueOf(a, 'tekton_resource_gc_decisions', { reason: 'unreferenced' }), 3);
-      assert.equal(valueOf(a, 'tekton_resource_gc_deletions', { result: 'would-delete' }), 3);
+      assert.equal(valueOf(a, 'tekton_resource_gc_targets', { kind: 'PipelineResource' }), 3);
+      assert.equal(valueOf(a, 'tekton_resource_gc_decisions', { kind: 'PipelineResource', reason: 'unreferenced' }), 3);
+      assert.equal(valueOf(a, 'tekton_resource_gc_deletions', { kind: 'PipelineResource', result: 'would-delete' }), 3);
       assert.equal(valueOf(a, 'tekton_resource_gc_dry_run'), 1);
       // B: its own latest success.
       assert.equal(valueOf(b, 'tekton_resource_gc_exit_code'), 0);
-      assert.equal(valueOf(b, 'tekton_resource_gc_targets'), 2);
+      assert.equal(valueOf(b, 'tekton_resource_gc_targets', { kind: 'PipelineResource' }), 2);
       assert.equal(valueOf(b, 'tekton_resource_gc_last_success_timestamp_seconds'), finishedSeconds(secondB));
       // Every sample carries its group's labels, as the gateway exposes them.
       for (const [name, samples] of b.metrics) for (const sample of samples) assert.equal(sample.labels['cluster'], 'eu/west', name);

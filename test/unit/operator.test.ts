@@ -317,13 +317,13 @@ describe('metrics', () => {
   it('are the report in the Prometheus text format, every reason and result present', async () => {
     const text = await passMetrics({ report, exitCode: 3, dryRun: false, startedAt: new Date(report.startedAt), finishedAt: new Date(report.finishedAt) }).metrics();
     const samples = new Map(text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => [line.slice(0, line.lastIndexOf(' ')), Number(line.slice(line.lastIndexOf(' ') + 1))]));
-    assert.equal(samples.get('tekton_resource_gc_targets'), 3);
+    assert.equal(samples.get('tekton_resource_gc_targets{kind="PipelineResource"}'), 3);
     assert.equal(samples.get('tekton_resource_gc_runs'), 7);
-    assert.equal(samples.get('tekton_resource_gc_decisions{action="delete",reason="runs-finished"}'), 1);
-    assert.equal(samples.get('tekton_resource_gc_decisions{action="keep",reason="too-young"}'), 1);
-    assert.equal(samples.get('tekton_resource_gc_decisions{action="keep",reason="retained"}'), 0);
-    assert.equal(samples.get('tekton_resource_gc_deletions{result="deleted"}'), 1);
-    assert.equal(samples.get('tekton_resource_gc_deletions{result="failed"}'), 1);
+    assert.equal(samples.get('tekton_resource_gc_decisions{kind="PipelineResource",action="delete",reason="runs-finished"}'), 1);
+    assert.equal(samples.get('tekton_resource_gc_decisions{kind="PipelineResource",action="keep",reason="too-young"}'), 1);
+    assert.equal(samples.get('tekton_resource_gc_decisions{kind="PipelineResource",action="keep",reason="retained"}'), 0);
+    assert.equal(samples.get('tekton_resource_gc_deletions{kind="PipelineResource",result="deleted"}'), 1);
+    assert.equal(samples.get('tekton_resource_gc_deletions{kind="PipelineResource",result="failed"}'), 1);
     assert.equal(samples.get('tekton_resource_gc_pass_duration_seconds'), 2.5);
     assert.equal(samples.get('tekton_resource_gc_exit_code'), 3);
     assert.equal(samples.get('tekton_resource_gc_last_pass_timestamp_seconds'), Date.parse(report.finishedAt) / 1000);

@@ -125,7 +125,7 @@ describe('what a pass pushes, by its exit status', () => {
     const text = await passMetrics(facts(1, ['forbidden: cannot list pipelineresources'])).metrics();
     assert.match(text, /^tekton_resource_gc_exit_code 1$/m);
     assert.match(text, /^tekton_resource_gc_errors 1$/m);
-    assert.doesNotMatch(text, /^tekton_resource_gc_targets /m);
+    assert.doesNotMatch(text, /^tekton_resource_gc_targets[ {]/m);
   });
 
   it('pushed samples carry no label a grouping may set: the gateway would overwrite it', async () => {
@@ -185,22 +185,31 @@ describe('metrics of a pass with leftover collectors', () => {
     assert.deepEqual(failed, ['tekton_resource_gc_errors', 'tekton_resource_gc_exit_code', 'tekton_resource_gc_last_pass_timestamp_seconds', 'tekton_resource_gc_pass_duration_seconds']);
   });
 
-  it('leave a pass of PipelineResources alone with the series it had before leftovers, and deletions{result="terminating"} 0', async () => {
-    const keys = [...(await samples(facts(0))).keys()];
-    assert.ok(keys.every((key) => !key.includes('kind=')), keys.join(' '));
+  it('label a pass of PipelineResources alone with its kind too: one shape, deletions{result="terminating"} 0', async () => {
+    const pushed = await samples(facts(0));
+    const keys = [...pushed.keys()];
+    const counts = keys.filter((key) => /^tekton_resource_gc_(targets|decisions|deletions)\b/.test(key));
+    assert.ok(counts.length > 0 && counts.every((key) => key.includes('{kind="PipelineResource"')), counts.join(' '));
+    assert.equal(pushed.get('tekton_resource_gc_targets{kind="PipelineResource"}'), 3);
+    assert.equal(pushed.has('tekton_resource_gc_targets'), false, 'no series without a kind');
     assert.equal(keys.filter((key) => key.startsWith('tekton_resource_gc_decisions{')).length, 10);
     assert.deepEqual(
       keys.filter((key) => key.startsWith('tekton_resource_gc_deletions{')),
-      ['would-delete', 'deleted', 'terminating', 'gone', 'changed', 'failed', 'aborted'].map((result) => `tekton_resource_gc_deletions{result="${result}"}`),
+      ['would-delete', 'deleted', 'terminating', 'gone', 'changed', 'failed', 'aborted'].map((result) => `tekton_resource_gc_deletions{kind="PipelineResource",result="${result}"}`),
     );
-    assert.equal((await samples(facts(0))).get('tekton_resource_gc_deletions{result="terminating"}'), 0);
+    assert.equal(pushed.get('tekton_resource_gc_deletions{kind="PipelineResource",result="terminating"}'), 0);
     assert.ok(keys.every((key) => !key.endsWith('_bytes')));
+    // No collector's API served (no report): the same series, at 0.
+    const notServed = await samples({ ...facts(0), report: undefined });
+    assert.equal(notServed.get('tekton_resource_gc_targets{kind="PipelineResource"}'), 0);
+    assert.equal(notServed.get('tekton_resource_gc_deletions{kind="PipelineResource",result="deleted"}'), 0);
   });
 
   it('carry no label a grouping may set: kind is refused as a grouping label too', async () => {
     const text = await passMetrics(factsOf(live)).metrics();
     const names = new Set([...text.matchAll(/[{,]([a-zA-Z_]+)="/g)].map((match) => match[1]));
-    assert.deepEqual([...names].sort(), [...SAMPLE_LABELS, KIND_LABEL].sort());
+    assert.deepEqual([...names].sort(), [...SAMPLE_LABELS].sort());
+    assert.ok(names.has(KIND_LABEL));
     for (const name of names) assert.equal(parseGroupingLabel(`${name ?? ''}=x`).ok, false, name);
   });
 });
