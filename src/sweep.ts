@@ -133,7 +133,8 @@ function outcomeOf(pass: Pass, ending: Ending): PassOutcome {
     dryRun: config.dryRun,
     startedAt: pass.startedAt,
     finishedAt: deps.now(),
-    scope: config,
+    // The scope and collectors it decided with: under apply, the plan's, not the command line's.
+    scope: { ...pass.settings.scope, collect: pass.settings.collect },
     runs: ending.runs,
     decisions: ending.decisions,
     results: ending.results ?? new Map(),

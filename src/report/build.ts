@@ -1,6 +1,5 @@
 import { COLLECTORS, DEFAULT_COLLECTORS, collectorOf, type CollectorName } from '../core/collectors.js';
 import { ALL_REASONS, type Decision, type Reason, type ReferenceView, type TargetKindName } from '../core/types.js';
-import type { Config } from '../config.js';
 import {
   RESULTS,
   type ByteCounts,
@@ -24,7 +23,7 @@ export interface PassRecord {
    * What the pass looked at: namespaces, selectors, and the collectors that were on
    * (`collect`; absent: the default, PipelineResources alone).
    */
-  scope: Pick<Config, 'namespaces' | 'excludeNamespaces' | 'selector'> & Partial<Pick<Config, 'namespaceSelector' | 'collect'>>;
+  scope: { namespaces: readonly string[]; excludeNamespaces: readonly string[]; selector: string; namespaceSelector?: string | undefined; collect?: readonly CollectorName[] };
   /** How many runs (PipelineRuns and TaskRuns) the pass listed. */
   runs: number;
   decisions: readonly Decision[];

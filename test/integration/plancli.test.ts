@@ -75,6 +75,8 @@ describe('plan and apply through the CLI', () => {
     const report = reportOf(applied);
     assert.equal(report.dryRun, false);
     assert.deepEqual(report.plan, { mode: 'applied', file, digest: plan.digest, entries: 2 });
+    // apply was given no --namespace: it decided, and says it decided, in the plan's.
+    assert.deepEqual(report.scope, { namespaces: [ns], excludedNamespaces: [], selector: '' });
     assert.deepEqual(report.items.map((item) => `${item.name} ${item.result}`), ['orphan-a deleted', 'orphan-b deleted']);
     assert.deepEqual(await seed.remainingTargets(ns), ['busy', 'orphan-late']);
   });
