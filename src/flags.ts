@@ -548,19 +548,6 @@ export const FLAGS = {
     example: '--plan-file plan.json',
     commands: ['run'],
   }),
-  'plan-max-age': flag({
-    kind: 'value',
-    key: 'planMaxAgeMs',
-    // A plan reviewed on one working day is applied on the next at the latest.
-    default: 24 * HOUR_MS,
-    read: (from) => from.one(parseDurationMs),
-    show: formatDuration,
-    value: 'DURATION',
-    help: ['apply refuses a plan older than this (exit 2).'],
-    example: '--plan-max-age 12h',
-    chart: { value: 'planMaxAge', as: 'env' },
-    commands: ['apply'],
-  }),
   'plan-digest': flag({
     kind: 'value',
     key: 'planDigest',
@@ -572,6 +559,19 @@ export const FLAGS = {
     ],
     example: '--plan-digest sha256:3f5a…',
     chart: { value: 'planDigest', as: 'env' },
+    commands: ['apply'],
+  }),
+  'plan-max-age': flag({
+    kind: 'value',
+    key: 'planMaxAgeMs',
+    // A plan reviewed on one working day is applied on the next at the latest.
+    default: 24 * HOUR_MS,
+    read: (from) => from.one(parseDurationMs),
+    show: formatDuration,
+    value: 'DURATION',
+    help: ['apply refuses a plan older than this (exit 2).'],
+    example: '--plan-max-age 12h',
+    chart: { value: 'planMaxAge', as: 'env' },
     commands: ['apply'],
   }),
   plan: flag({
