@@ -1,9 +1,10 @@
 /**
  * The settings of the collector and the one table of its flags. A flag is written here once:
  * its name (from which its variable, `TRGC_…`, follows), the setting it fills, its default,
- * its parser, its help text and the commands that take it. config.ts reads the command line
- * and the environment with it, help.ts lays out --help from it (and docs/cli.md follows from
- * --help).
+ * its parser, its help text, the commands that take it and the chart value that sets it.
+ * config.ts reads the command line and the environment with it, help.ts lays out --help from
+ * it (and docs/cli.md follows from --help), and harness/chart-flags.ts writes the chart's
+ * mapping of values to flags from it (`npm run chart:flags`).
  */
 import { COLLECTOR_NAMES, DEFAULT_COLLECTORS, type CollectorName } from './core/collectors.js';
 import type { RetentionDuration } from './core/types.js';
@@ -127,10 +128,12 @@ export interface FlagSpec<K extends keyof ConfigValues = keyof ConfigValues> {
   /** One typical use, for error messages and --help. */
   example: string;
   /**
-   * The chart's value that sets it (chart/templates/_helpers.tpl maps the two, and
-   * test/unit/chart-values.test.ts holds that mapping to this column) and how the container
-   * gets it: as its variable, or (`arg`) as a flag only when set away from its default.
-   * Absent: the chart has no value for it.
+   * The chart's value that sets it and how the container gets it: as its variable, or
+   * (`arg`) as a flag only when set away from its default. `npm run chart:flags` writes
+   * chart/templates/_helpers.tpl's mapping of values to flags from this column, in table
+   * order (the order of the container's variables), and test/unit/chart-values.test.ts
+   * fails when the committed mapping is not what it writes. Absent: the chart has no value
+   * for it.
    */
   chart?: { value: string; as: 'env' | 'arg' };
   /**
@@ -165,8 +168,9 @@ export const MAX_RETRIES = 20;
 export const MAX_REQUEST_TIMEOUT_MS = HOUR_MS;
 
 /**
- * Every flag, in the order of --help. Defaults: `min-age` and `page-size` are the contract's
- * (docs/spec.md). `max-deletions` 1000: above a night of per-commit resources on a busy CI
+ * Every flag, in the order of --help, which is also the order of the variables the chart
+ * gives the container (harness/chart-flags.ts). Defaults: `min-age` and `page-size` are the
+ * contract's (docs/spec.md). `max-deletions` 1000: above a night of per-commit resources on a busy CI
  * cluster, far below "every resource in the cluster" after a mistake in scope or in the rules.
  * `qps` 20 with `concurrency` 4 deletes 1000 targets in under a minute while holding 4 of the
  * API server's default 200 mutating requests in flight.

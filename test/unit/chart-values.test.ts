@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { loadYaml } from '@kubernetes/client-node';
+import { chartFlagsDrift, withChartFlags } from '../../harness/chart-flags.js';
 import { CHART_REPOSITORY, currentChartReadme, documentedValues } from '../../harness/chart-readme.js';
 import { DEFAULTS, LOG_LEVELS, MAX_PAGE_SIZE, MAX_RETRIES, PVC_FINALIZER_MODES, parseConfig, type Config } from '../../src/config.js';
 import { COLLECTOR_NAMES } from '../../src/core/collectors.js';
@@ -275,13 +276,24 @@ describe("the chart's mapping of values to flags (templates/_helpers.tpl)", () =
       return chart?.as === as ? [[chart.value, flag]] : [];
     });
 
-  it("passes as variables exactly the flags src/flags.ts's chart column does, each from its value", () => {
-    // In the chart's own order (the order of the container's variables), which need not be the table's.
-    const sorted = (rows: string[][]): string[][] => [...rows].sort(([a = ''], [b = '']) => a.localeCompare(b));
-    assert.deepEqual(sorted(mapping('settingFlags')), sorted(fromTable('env')));
+  it('is what npm run chart:flags writes from src/flags.ts now', () => {
+    const drift = chartFlagsDrift(HELPERS);
+    assert.ok(drift === undefined, drift);
   });
 
-  it('passes as flags exactly the ones the chart column passes so, in its order (the order of the arguments)', () => {
+  it('says which line differs and what to run when the mapping is edited by hand, and refuses a file without its markers', () => {
+    const edited = HELPERS.replace('\nminAge: min-age\n', '\nminAge: min-age\nmaxAge: max-age\n');
+    assert.notEqual(edited, HELPERS);
+    assert.match(chartFlagsDrift(edited) ?? '', /^chart\/templates\/_helpers\.tpl's flag mapping is not what src\/flags\.ts makes \(line \d+: has "maxAge: max-age", the table makes "retainFor: retain-for"\): run npm run chart:flags$/);
+    assert.equal(withChartFlags(edited), HELPERS);
+    assert.match(chartFlagsDrift(HELPERS.replace(/\{\{\/\* END generated[^\n]*\n/, '')) ?? '', /needs one BEGIN and one END line/);
+  });
+
+  it("passes as variables exactly the flags src/flags.ts's chart column does, each from its value, in table order (the order of the container's variables)", () => {
+    assert.deepEqual(mapping('settingFlags'), fromTable('env'));
+  });
+
+  it('passes as flags exactly the ones the chart column passes so, in its order', () => {
     assert.deepEqual(mapping('argumentFlags'), fromTable('arg'));
   });
 
