@@ -222,7 +222,8 @@ async function onePass(config: Config, settings: PassSettings, io: PassIo, plans
   if (config.pushgatewayUrl !== undefined) {
     const report = outcome.kind === 'done' ? outcome.report : undefined;
     const finishedAt = report === undefined ? new Date() : new Date(report.finishedAt);
-    await pushPassMetrics(config, { report, exitCode, dryRun: config.dryRun, startedAt: report === undefined ? startedAt : new Date(report.startedAt), finishedAt }, log);
+    // The collectors it ran, read or not: with none served there is no report, and the zeros go under their kinds.
+    await pushPassMetrics(config, { report, collect: settings.collect, exitCode, dryRun: config.dryRun, startedAt: report === undefined ? startedAt : new Date(report.startedAt), finishedAt }, log);
   }
   return exitCode;
 }

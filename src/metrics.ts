@@ -14,17 +14,19 @@
  *   counts stay and an alert on the age of the last success fires.
  * - A push that fails is logged; it never changes the pass's exit status.
  * - The counts of targets, decisions and deletions carry a `kind` label whatever was
- *   collected: one series per kind collected, each with the reasons of its own table (a
- *   pass of PipelineResources alone pushes kind="PipelineResource"). The bytes of claims
- *   are pushed when workspace-pvcs was on.
+ *   collected: one series per kind of the collectors the pass was asked to run, each with
+ *   the reasons of its own table (a pass of PipelineResources alone pushes
+ *   kind="PipelineResource"). The bytes of claims are pushed when workspace-pvcs was on.
+ *   A pass none of whose collectors' APIs are served pushes the same series, at 0.
  */
 import http from 'node:http';
 import https from 'node:https';
 import { Gauge, Registry } from 'prom-client';
-import { COLLECTORS, DEFAULT_COLLECTORS, collectorOf } from './core/collectors.js';
+import { COLLECTORS, collectorOf, type CollectorName } from './core/collectors.js';
 import { actionFor } from './core/decide.js';
 import type { Reason, TargetKindName } from './core/types.js';
 import { KIND_LABEL, gatewayPathProblem, groupingPath, type GroupingLabel } from './pushgateway.js';
+import { SIZED_KIND } from './report/build.js';
 import { RESULTS, type Report } from './report/model.js';
 
 const PREFIX = 'tekton_resource_gc';
@@ -32,8 +34,13 @@ const PREFIX = 'tekton_resource_gc';
 export const DELETION_RESULTS = RESULTS.filter((result) => result !== 'kept');
 
 export interface PassFacts {
-  /** Undefined when the server does not serve PipelineResources (nothing to collect). */
+  /** Undefined when the server serves none of the collectors' APIs (nothing to collect). */
   report: Report | undefined;
+  /**
+   * The collectors the pass was asked to run (under apply, its plan's): its counts go under
+   * their kinds, read or not.
+   */
+  collect: readonly CollectorName[];
   exitCode: number;
   dryRun: boolean;
   startedAt: Date;
@@ -91,17 +98,16 @@ type GaugeMaker = (name: string, help: string, labelNames?: readonly string[]) =
 
 const DELETIONS_HELP = 'Delete decisions of the last pass by result: would-delete in a dry run; deleted, terminating, gone, changed, failed or aborted in a live one.';
 
-/** The kinds a pass without a report (no collector's API served) counts, at 0: those of the default collectors. */
-const DEFAULT_KINDS: readonly TargetKindName[] = DEFAULT_COLLECTORS.map((name) => COLLECTORS[name].kind);
-
 /**
- * What only a pass that read the cluster knows: the counts, one series per kind collected
- * (`kind` label), each kind with every reason of its own decision table and every deletion
- * result, zeros included, and the bytes of claims when workspace-pvcs was on.
+ * The counts: one series per kind of the collectors the pass was asked to run (`kind`
+ * label), each kind with every reason of its own decision table and every deletion result,
+ * zeros included, and the bytes of claims when workspace-pvcs was on; kinds in the order of
+ * the report's byKind. A pass none of whose collectors' APIs are served has no report and
+ * pushes the same series at 0: the same shape whatever was collected and whatever was read.
  */
 function countMetrics(pass: PassFacts, gauge: GaugeMaker): void {
   const report = pass.report;
-  const kinds = report === undefined ? DEFAULT_KINDS : (Object.keys(report.summary.byKind) as TargetKindName[]);
+  const kinds: TargetKindName[] = pass.collect.map((name) => COLLECTORS[name].kind).sort();
   const reasons = new Map<string, number>();
   const results = new Map<string, number>();
   const add = (tally: Map<string, number>, key: string): void => void tally.set(key, (tally.get(key) ?? 0) + 1);
@@ -119,8 +125,8 @@ function countMetrics(pass: PassFacts, gauge: GaugeMaker): void {
     for (const reason of table) decisions.set({ [KIND_LABEL]: kind, action: actionFor(reason), reason }, reasons.get(`${kind}/${reason}`) ?? 0);
     for (const result of DELETION_RESULTS) deletions.set({ [KIND_LABEL]: kind, result }, results.get(`${kind}/${result}`) ?? 0);
   }
-  const bytes = report?.summary.bytes;
-  if (bytes !== undefined) {
+  if (kinds.includes(SIZED_KIND)) {
+    const bytes = report?.summary.bytes ?? { candidates: 0, released: 0, pending: 0 };
     gauge('candidate_bytes', 'Bytes of the claims the last pass decided to delete (whatever became of them).').set(bytes.candidates);
     gauge('released_bytes', 'Bytes of the claims the last pass deleted.').set(bytes.released);
     gauge('pending_bytes', 'Bytes of the claims the last pass left terminating, held by a finalizer.').set(bytes.pending);

@@ -315,7 +315,7 @@ describe('metrics', () => {
   });
 
   it('are the report in the Prometheus text format, every reason and result present', async () => {
-    const text = await passMetrics({ report, exitCode: 3, dryRun: false, startedAt: new Date(report.startedAt), finishedAt: new Date(report.finishedAt) }).metrics();
+    const text = await passMetrics({ report, collect: ['pipelineresources'], exitCode: 3, dryRun: false, startedAt: new Date(report.startedAt), finishedAt: new Date(report.finishedAt) }).metrics();
     const samples = new Map(text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => [line.slice(0, line.lastIndexOf(' ')), Number(line.slice(line.lastIndexOf(' ') + 1))]));
     assert.equal(samples.get('tekton_resource_gc_targets{kind="PipelineResource"}'), 3);
     assert.equal(samples.get('tekton_resource_gc_runs'), 7);
@@ -333,7 +333,7 @@ describe('metrics', () => {
   });
 
   it('a pass that ran as planned carries the time of the last success', async () => {
-    const text = await passMetrics({ report, exitCode: 0, dryRun: false, startedAt: new Date(report.startedAt), finishedAt: new Date(report.finishedAt) }).metrics();
+    const text = await passMetrics({ report, collect: ['pipelineresources'], exitCode: 0, dryRun: false, startedAt: new Date(report.startedAt), finishedAt: new Date(report.finishedAt) }).metrics();
     assert.ok(text.includes(`\ntekton_resource_gc_last_success_timestamp_seconds ${Date.parse(report.finishedAt) / 1000}\n`));
   });
 

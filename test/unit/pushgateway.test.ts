@@ -6,13 +6,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { pino } from 'pino';
 import { LEFTOVER_REASONS, REASONS, type Decision } from '../../src/core/types.js';
+import { logDestination } from '../../src/log.js';
 import { DELETION_RESULTS, PUSH_PLANS, passKind, passMetrics, pushUrl, type PassFacts } from '../../src/metrics.js';
+import { pushPassMetrics } from '../../src/passmetrics.js';
 import { KIND_LABEL, PUSH_JOB, SAMPLE_LABELS, groupingPath, parseGroupingLabel, type GroupingLabel } from '../../src/pushgateway.js';
 import { buildReport } from '../../src/report/build.js';
 import type { Report } from '../../src/report/model.js';
 import { LEFTOVERS_LIVE } from '../fixtures/unit/leftoverreport.js';
 import { target } from '../fixtures/unit/records.js';
+import { startGroupStore, valueOf } from '../support/pushgateway.js';
 
 /**
  * A grouping path read back as the Pushgateway reads it: the router percent-decodes the
@@ -94,7 +98,7 @@ function facts(exitCode: number, errors: string[] = []): PassFacts {
     ]),
     errors,
   });
-  return { report, exitCode, dryRun: false, startedAt: new Date(report.startedAt), finishedAt: new Date(report.finishedAt) };
+  return { report, collect: ['pipelineresources'], exitCode, dryRun: false, startedAt: new Date(report.startedAt), finishedAt: new Date(report.finishedAt) };
 }
 
 async function pushedNames(pass: PassFacts): Promise<string[]> {
@@ -137,7 +141,14 @@ describe('what a pass pushes, by its exit status', () => {
 
 describe('metrics of a pass with leftover collectors', () => {
   const live = buildReport(LEFTOVERS_LIVE);
-  const factsOf = (report: Report, exitCode = 0): PassFacts => ({ report, exitCode, dryRun: report.dryRun, startedAt: new Date(report.startedAt), finishedAt: new Date(report.finishedAt) });
+  const factsOf = (report: Report, exitCode = 0, collect: PassFacts['collect'] = LEFTOVERS_LIVE.scope.collect ?? []): PassFacts => ({
+    report,
+    collect,
+    exitCode,
+    dryRun: report.dryRun,
+    startedAt: new Date(report.startedAt),
+    finishedAt: new Date(report.finishedAt),
+  });
   async function samples(pass: PassFacts): Promise<Map<string, number>> {
     const text = await passMetrics(pass).metrics();
     return new Map(text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => [line.slice(0, line.lastIndexOf(' ')), Number(line.slice(line.lastIndexOf(' ') + 1))]));
@@ -178,7 +189,7 @@ describe('metrics of a pass with leftover collectors', () => {
 
   it('push no bytes without workspace-pvcs, and no counts at all when the pass could not run', async () => {
     const noClaims = buildReport({ ...LEFTOVERS_LIVE, scope: { ...LEFTOVERS_LIVE.scope, collect: ['pac-secrets'] } });
-    const names = [...(await samples(factsOf(noClaims))).keys()];
+    const names = [...(await samples(factsOf(noClaims, 0, ['pac-secrets']))).keys()];
     assert.ok(names.every((name) => !name.endsWith('_bytes')), names.join(' '));
     assert.ok(names.includes('tekton_resource_gc_targets{kind="Secret"}'));
     const failed = [...(await samples(factsOf(live, 1))).keys()].sort();
@@ -212,4 +223,44 @@ describe('metrics of a pass with leftover collectors', () => {
     assert.ok(names.has(KIND_LABEL));
     for (const name of names) assert.equal(parseGroupingLabel(`${name ?? ''}=x`).ok, false, name);
   });
+});
+
+describe('the push of a pass whose collectors no API serves (no report)', () => {
+  // What main.ts hands over when no collector's API is served, pushed as it pushes it, to a
+  // stand-in that keeps groups as the Pushgateway does (test/support/pushgateway.ts).
+  async function pushedWithoutReport(collect: PassFacts['collect']): Promise<{ kinds: (metric: string) => string[]; group: Parameters<typeof valueOf>[0]; logged: string[] }> {
+    const gateway = await startGroupStore();
+    const logged: string[] = [];
+    const log = pino({ base: null, timestamp: false }, logDestination({ write: (line: string) => logged.push(line) }));
+    try {
+      const startedAt = new Date('2026-11-29T12:00:00.000Z');
+      const facts: PassFacts = { report: undefined, collect, exitCode: 0, dryRun: true, startedAt, finishedAt: new Date(startedAt.getTime() + 1500) };
+      await pushPassMetrics({ pushgatewayUrl: gateway.url, requestTimeoutMs: 5_000 }, facts, log);
+      const group = [...gateway.groups.values()][0];
+      const kinds = (metric: string): string[] => [...new Set((group?.metrics.get(`tekton_resource_gc_${metric}`) ?? []).map((sample) => sample.labels[KIND_LABEL] ?? '(none)'))].sort();
+      return { kinds, group, logged };
+    } finally {
+      await gateway.close();
+    }
+  }
+
+  const rows: { collect: PassFacts['collect']; kinds: string[] }[] = [
+    { collect: ['workspace-pvcs'], kinds: ['PersistentVolumeClaim'] },
+    { collect: ['pipelineresources'], kinds: ['PipelineResource'] },
+    { collect: ['pipelineresources', 'affinity-assistants', 'pac-secrets', 'workspace-pvcs'], kinds: ['PersistentVolumeClaim', 'PipelineResource', 'Secret', 'StatefulSet'] },
+  ];
+  for (const { collect, kinds } of rows) {
+    it(`--collect ${collect.join(',')}: zeros under kind ${kinds.join(', ')}, and no other kind`, async () => {
+      const pushed = await pushedWithoutReport(collect);
+      assert.deepEqual(pushed.logged.filter((line) => line.includes('could not push')), []);
+      for (const metric of ['targets', 'decisions', 'deletions']) assert.deepEqual(pushed.kinds(metric), kinds, metric);
+      for (const kind of kinds) {
+        assert.equal(valueOf(pushed.group, 'tekton_resource_gc_targets', { [KIND_LABEL]: kind }), 0, kind);
+        assert.equal(valueOf(pushed.group, 'tekton_resource_gc_deletions', { [KIND_LABEL]: kind, result: 'deleted' }), 0, kind);
+      }
+      // With workspace-pvcs on, its bytes are pushed at 0 too, as by a pass that read no claim.
+      assert.equal(valueOf(pushed.group, 'tekton_resource_gc_released_bytes'), collect.includes('workspace-pvcs') ? 0 : undefined);
+      assert.equal(valueOf(pushed.group, 'tekton_resource_gc_exit_code'), 0);
+    });
+  }
 });
