@@ -119,10 +119,11 @@ async function demo(controlPlane: ControlPlane, kubectl: string): Promise<void> 
   const dry = await pass(['--dry-run', ...flags, ...kubeconfig], join(logDir, 'dry-run.log'), 'report');
   const afterDry = await remaining(seed);
   const youngName = young.resources[0]?.metadata.name ?? '';
-  const youngKept = new RegExp(`^\\S+\\s+${youngName}\\s+keep\\s+kept\\s+too-young\\s`, 'm').test(dry.stdout);
+  const youngKept = new RegExp(`^\\S+\\s+PipelineResource\\s+${youngName}\\s+-\\s+keep\\s+kept\\s+too-young\\s`, 'm').test(dry.stdout);
   say(`${INDENT}Still ${afterDry.length} of ${total} PipelineResources: the dry run deleted nothing.`);
   say(`${INDENT}ACTION is the decision, RESULT what became of it, REASON the rule that decided (the first that`);
-  say(`${INDENT}matches wins), WHY the details. The last line counts each result with the reasons behind it.`);
+  say(`${INDENT}matches wins), LINKED RUNS the runs that name it, WHY the details. SIZE and HELD BY are for the`);
+  say(`${INDENT}leftovers of step 8. The last line counts each result with the reasons behind it.`);
   say();
 
   say('5. Live pass: the same rules, and the deletes');
@@ -186,10 +187,10 @@ async function collectLeftovers(context: { controlPlane: ControlPlane; kubectl: 
   say(`${INDENT}Steps 3 to 5 neither reported nor touched any of them: --collect defaults to pipelineresources.`);
   say(`${INDENT}$ tekton-resource-gc --dry-run ${flags.join(' ')}`);
   await pass(['--dry-run', ...flags, ...kubeconfig], join(logDir, 'leftovers-dry-run.log'), 'report');
-  say(`${INDENT}KIND and SIZE are new: SIZE is a claim's bound capacity, else its request. LINKED RUNS are the runs`);
-  say(`${INDENT}that own it, bind it as a workspace or name it in Pipelines-as-Code's git-auth annotation; an owner`);
-  say(`${INDENT}deleted reads "gone". HELD BY are the Pods and StatefulSets still using it. The bytes line adds up`);
-  say(`${INDENT}the claims to delete.`);
+  say(`${INDENT}The same table, other kinds: SIZE is a claim's bound capacity, else its request. LINKED RUNS are the`);
+  say(`${INDENT}runs that own it, bind it as a workspace or name it in Pipelines-as-Code's git-auth annotation; an`);
+  say(`${INDENT}owner deleted reads "gone". HELD BY are the Pods and StatefulSets still using it. The bytes line`);
+  say(`${INDENT}adds up the claims to delete.`);
   say();
 
   say('9. Live pass: the Secrets go, the claims stay Terminating');

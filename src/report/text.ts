@@ -1,6 +1,6 @@
 import { ALL_REASONS, type Reason } from '../core/types.js';
 import { escapeControls } from '../escape.js';
-import { SIZED_KIND, showsLeftovers } from './build.js';
+import { SIZED_KIND } from './build.js';
 import { RESULTS, type Report, type ReportHolder, type ReportItem, type ReportReference, type Result } from './model.js';
 
 /** What each result means, as the summary line says it: `3 would be deleted`. */
@@ -32,24 +32,16 @@ export const REFERENCES_MAX_CHARS = 120;
 export const CHUNK_CHARS = 64 * 1024;
 
 /**
- * The table's columns and how an item fills them. Cluster text in cells is made safe to
- * print; action, result, reason and kind are our own words.
+ * The table's columns, the same for every pass whatever its collectors: a PipelineResource
+ * is one more kind. SIZE is a claim's (`-` for other kinds and for a claim of unknown
+ * size), HELD BY what holds a leftover (`-` when nothing does, as for every
+ * PipelineResource), so a column always holds the same thing and scripts can count on it.
  */
-interface Layout {
-  columns: readonly string[];
-  row: (item: ReportItem) => string[];
-}
+const COLUMNS = ['NAMESPACE', 'KIND', 'NAME', 'SIZE', 'ACTION', 'RESULT', 'REASON', 'LINKED RUNS', 'HELD BY', 'WHY'] as const;
 
-/** PipelineResources alone: the table as it was before leftovers. */
-const RESOURCES_LAYOUT: Layout = {
-  columns: ['NAMESPACE', 'NAME', 'ACTION', 'RESULT', 'REASON', 'REFERENCING RUNS', 'WHY'],
-  row: (item) => [escapeControls(item.namespace), escapeControls(item.name), item.action, item.result, item.reason, describeReferences(item.references), oneLine(item.message)],
-};
-
-/** A leftover collector on: what kind each target is, a claim's size, and what holds it. */
-const LEFTOVERS_LAYOUT: Layout = {
-  columns: ['NAMESPACE', 'KIND', 'NAME', 'SIZE', 'ACTION', 'RESULT', 'REASON', 'LINKED RUNS', 'HELD BY', 'WHY'],
-  row: (item) => [
+/** One item's cells, in COLUMNS order. Cluster text is made safe to print; action, result, reason, kind and size are our own words. */
+function row(item: ReportItem): string[] {
+  return [
     escapeControls(item.namespace),
     item.kind,
     escapeControls(item.name),
@@ -60,8 +52,8 @@ const LEFTOVERS_LAYOUT: Layout = {
     describeReferences(item.references),
     describeHolders(item.heldBy ?? []),
     oneLine(item.message),
-  ],
-};
+  ];
+}
 
 /** A table a person reads, widths fitting the content, then one summary line. */
 export function renderText(report: Report): string {
@@ -74,13 +66,12 @@ export function renderText(report: Report): string {
  * print it, instead of all being held at once.
  */
 export function* renderTextChunks(report: Report): Generator<string> {
-  const { columns, row } = showsLeftovers(report) ? LEFTOVERS_LAYOUT : RESOURCES_LAYOUT;
   if (report.items.length > 0) {
-    const widths = columns.map((title) => title.length);
+    const widths: number[] = COLUMNS.map((title) => title.length);
     for (const item of report.items) {
       row(item).forEach((cell, column) => (widths[column] = Math.max(widths[column] ?? 0, cell.length)));
     }
-    let chunk = `${line(columns, widths)}\n`;
+    let chunk = `${line(COLUMNS, widths)}\n`;
     for (const item of report.items) {
       chunk += `${line(row(item), widths)}\n`;
       if (chunk.length >= CHUNK_CHARS) {

@@ -264,13 +264,14 @@ function describedLeftover(row: LeftoverRow): string {
   return `${row.kind} ${row.size} ${row.action} ${row.reason} ${row.linkedRun}`;
 }
 
-/** Rows of the text report's table in `text`. */
+/** Rows of the text report's table in `text`: NAMESPACE KIND NAME SIZE ACTION RESULT REASON ..., every one a PipelineResource without a size. */
 function rows(text: string): Row[] {
   return text.split('\n').flatMap((line) => {
     const cells = line.trim().split(/\s+/);
-    const [namespace, name, action, result, reason] = cells;
+    const [namespace, kind, name, size, action, result, reason] = cells;
     if (namespace === undefined || name === undefined || action === undefined || result === undefined || reason === undefined) return [];
     if (action !== 'delete' && action !== 'keep') return [];
+    assert.deepEqual([kind, size], ['PipelineResource', '-'], line);
     return [{ target: `${namespace}/${name}`, action, result, reason }];
   });
 }

@@ -493,7 +493,7 @@ describe('progress', () => {
     assert.match(screen, /\rdeciding… \(5 PipelineResources, 0 runs\)\x1b\[K/);
     assert.match(screen, /\rdeleting 5 of 5 \(100%\)\x1b\[K/);
     // The line is erased and ended before the report, which starts a line of its own.
-    assert.match(screen, /\r\x1b\[2K\x1b\[A\r\nNAMESPACE +NAME/);
+    assert.match(screen, /\r\x1b\[2K\x1b\[A\r\nNAMESPACE +KIND +NAME/);
     assert.match(screen, /live: 5 targets, 0 runs: 5 deleted \(unreferenced 5\)/);
     // Read line by line, as whatever records a terminal reads it: each log line is JSON, whole.
     const lines = screen.split('\n').map((line) => line.replace(/\r$/, ''));

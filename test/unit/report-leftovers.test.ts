@@ -198,13 +198,16 @@ describe('renderText with leftovers', () => {
   it('matches the golden live table: KIND, SIZE, LINKED RUNS and HELD BY, and the bytes line', () => assertGolden('report-leftovers-live.txt', renderText(LIVE)));
   it('matches the golden dry-run table', () => assertGolden('report-leftovers-dry-run.txt', renderText(DRY_RUN)));
 
-  it('reads as before leftovers when only pipelineresources is collected, named or by default', () => {
+  it('has the same table when only pipelineresources is collected, named or by default: only the bytes line goes', () => {
     const { collect: _, ...scope } = LEFTOVERS_LIVE.scope;
     const resources = [decisionOf('src-abc123')];
     const byDefault = buildReport({ ...LEFTOVERS_LIVE, scope, decisions: resources });
     const named = buildReport({ ...LEFTOVERS_LIVE, scope: { ...scope, collect: ['pipelineresources'] }, decisions: resources });
     assert.equal(renderText(named), renderText(byDefault));
-    assert.equal(renderText(byDefault).split('\n')[0], 'NAMESPACE  NAME        ACTION  RESULT   REASON        REFERENCING RUNS  WHY');
+    const every = renderText(buildReport({ ...LEFTOVERS_LIVE, decisions: resources })).split('\n');
+    assert.deepEqual(renderText(byDefault).split('\n'), [...every.slice(0, -3), ...every.slice(-2)]);
+    assert.equal(renderText(byDefault).split('\n')[0], 'NAMESPACE  KIND              NAME        SIZE  ACTION  RESULT   REASON        LINKED RUNS  HELD BY  WHY');
+    assert.equal(renderText(byDefault).split('\n')[1], 'ci         PipelineResource  src-abc123  -     delete  deleted  unreferenced  -            -        no run references it');
     assert.doesNotMatch(renderText(byDefault), /bytes:/);
   });
 

@@ -398,9 +398,9 @@ describe('renderTextChunks', () => {
     const lines = pieces.join('').trimEnd().split('\n');
     assert.equal(lines.length, items.length + 2, 'header, a row per item, the summary line');
     const nameColumn = (lines[0] ?? '').indexOf(' NAME ') + 1;
-    const actionColumn = (lines[0] ?? '').indexOf('ACTION');
-    assert.equal(actionColumn, nameColumn + 80 + 2);
-    for (const line of lines.slice(1, -1)) assert.match(line.slice(actionColumn), /^(delete|keep) /, line);
+    const sizeColumn = (lines[0] ?? '').indexOf(' SIZE ') + 1;
+    assert.equal(sizeColumn, nameColumn + 80 + 2);
+    for (const line of lines.slice(1, -1)) assert.match(line.slice(sizeColumn), /^- {5}(delete|keep) /, line);
     assert.equal(pieces.join(''), renderText(report));
     assert.match(lines.at(-1) ?? '', /^dry run: 3000 targets, 11 runs: 3000 would be deleted \(unreferenced 3000\)$/);
   });

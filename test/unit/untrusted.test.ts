@@ -89,7 +89,7 @@ describe('an annotation that attacks the terminal', () => {
   it('is shown escaped by the text report, on its row', () => {
     const text = renderText(reportOf([attacked]));
     assert.doesNotMatch(text, UNSAFE_BUT_LINE_FEED);
-    assert.match(text, /^ci +src-abc +keep .*"7d\\x1b\]0;owned\\x07\\x1b\[2J\\u009b2J\\u202e": .*$/m);
+    assert.match(text, /^ci +PipelineResource +src-abc +- +keep .*"7d\\x1b\]0;owned\\x07\\x1b\[2J\\u009b2J\\u202e": .*$/m);
   });
 
   it('is shown escaped by explain, as text and as JSON', () => {
