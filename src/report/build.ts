@@ -41,20 +41,12 @@ export interface PassRecord {
   errors?: readonly string[];
 }
 
-/** The kind whose report reads as it did before leftovers: its references carry no `via` (its runs name it in their spec). */
+/** The kind whose references carry no `via` in the JSON report: its runs name it in their spec. */
 const PIPELINERESOURCE_KIND: TargetKindName = COLLECTORS.pipelineresources.kind;
 
 /** The collector whose targets have a size: the report adds up their bytes (summary.bytes). */
 const SIZED_COLLECTOR: CollectorName = 'workspace-pvcs';
 export const SIZED_KIND: TargetKindName = COLLECTORS[SIZED_COLLECTOR].kind;
-
-/**
- * Whether a collector other than PipelineResources' was on: the text and Markdown reports
- * then show kinds, sizes and holders; without one they read as they did before leftovers.
- */
-export function showsLeftovers(report: Pick<Report, 'summary'>): boolean {
-  return Object.keys(report.summary.byKind).some((kind) => kind !== PIPELINERESOURCE_KIND);
-}
 
 export function buildReport(pass: PassRecord): Report {
   const collect = pass.scope.collect ?? DEFAULT_COLLECTORS;

@@ -1,79 +1,52 @@
 import { ALL_REASONS } from '../core/types.js';
 import { escapeControls } from '../escape.js';
-import { countResults, showsLeftovers } from './build.js';
+import { countResults } from './build.js';
 import { RESULTS, type Report, type ReportItem, type Result } from './model.js';
 import { bytesLine, describeHolders, describeReferences, describeResults, describeResultsWithReasons, formatBytes, planLine, plural } from './text.js';
 
 /**
  * A report to paste into a pull-request comment or a chat message: the title says dry run
- * or live, the counts come first (overall, then one row per namespace), and each
- * namespace's targets sit in a collapsed `<details>` block, so a pass over thousands of
- * targets still reads in one screen. With a leftover collector on, the sections are by
- * kind instead (SECTIONS_BY_KIND), after a table of the counts by kind.
+ * or live, the counts come first (overall, by kind, by result, by reason, then one row per
+ * namespace), and each kind's targets sit in a collapsed `<details>` block, one table
+ * across namespaces, so a pass over thousands of targets still reads in one screen. The
+ * same layout for every pass, whatever its collectors: PipelineResources are one more kind.
  */
 export function renderMarkdown(report: Report): string {
-  const sections = showsLeftovers(report) ? SECTIONS_BY_KIND : SECTIONS_BY_NAMESPACE;
   // Made once: the sections hold every item anyway, and a pass's report makes them at each reading (build.ts).
   const items = [...report.items];
-  const byNamespace = groupBy(items, SECTIONS_BY_NAMESPACE.keyOf);
-  const groups = sections === SECTIONS_BY_NAMESPACE ? byNamespace : groupBy(items, sections.keyOf);
+  const byNamespace = groupBy(items, (item) => item.namespace);
   const blocks = [title(report), overview(report, byNamespace.size), ...errorBlock(report), ...summaryTables(report), ...namespaceTable(byNamespace)];
   let used = blocks.join('\n\n').length;
   const left: ReportItem[] = [];
-  let groupsLeft = 0;
-  for (const [key, items] of groups) {
-    const section = groupsLeft === 0 ? groupSection(sections, key, items, MARKDOWN_MAX_CHARS - used - 2 - NOT_SHOWN_RESERVE) : undefined;
+  let kindsLeft = 0;
+  for (const [kind, ofKind] of groupBy(items, (item) => item.kind)) {
+    const section = kindsLeft === 0 ? kindSection(kind, ofKind, MARKDOWN_MAX_CHARS - used - 2 - NOT_SHOWN_RESERVE) : undefined;
     if (section === undefined) {
-      groupsLeft++;
-      left.push(...items);
+      kindsLeft++;
+      left.push(...ofKind);
       continue;
     }
     blocks.push(...section);
     used += section.join('\n\n').length + 2;
   }
-  if (groupsLeft > 0) {
+  if (kindsLeft > 0) {
     blocks.push(
-      `${plural(groupsLeft, `more ${sections.unit}`)} with ${plural(left.length, 'target')} not shown (${describeResults(countResults(left))}), to keep this report under ${MARKDOWN_MAX_CHARS} characters. The JSON report (\`--output json\`) lists every one.`,
+      `${plural(kindsLeft, 'more kind')} with ${plural(left.length, 'target')} not shown (${describeResults(countResults(left))}), to keep this report under ${MARKDOWN_MAX_CHARS} characters. The JSON report (\`--output json\`) lists every one.`,
     );
   }
   return `${blocks.join('\n\n')}\n`;
 }
 
-/** How targets are put in sections, each a heading, its counts and a collapsed table. */
-interface Sections {
-  keyOf: (item: ReportItem) => string;
-  /** What a section is of, for the line that counts those not shown: `3 more namespaces`. */
-  unit: string;
-  /** The `<summary>` of a section's table: `4 targets in ci`, or `100 of 250 targets in ci` when capped. */
-  summary: (key: string, shown: number, total: number) => string;
-  columns: readonly string[];
-  /** Cluster text is escaped; action, result, reason, kind and size are our own words. */
-  row: (item: ReportItem) => string[];
-}
+/**
+ * The columns of every kind's table, the same for each kind: size is a claim's (`-` for
+ * other kinds and for a claim of unknown size), held by what holds a leftover (`-` when
+ * nothing does), as in the text report.
+ */
+const COLUMNS = ['namespace', 'name', 'size', 'action', 'result', 'reason', 'linked runs', 'held by', 'message'] as const;
 
-/** PipelineResources alone: one section per namespace, as before leftovers. */
-const SECTIONS_BY_NAMESPACE: Sections = {
-  keyOf: (item) => item.namespace,
-  unit: 'namespace',
-  summary: (namespace, shown, total) => (shown === total ? `${plural(total, 'target')} in ${escapeMarkdown(namespace)}` : `${shown} of ${total} targets in ${escapeMarkdown(namespace)}`),
-  columns: ['name', 'action', 'result', 'reason', 'referencing runs', 'message'],
-  row: (item) => [
-    escapeMarkdown(item.name),
-    item.action,
-    `\`${item.result}\``,
-    `\`${item.reason}\``,
-    escapeMarkdown(describeReferences(item.references)),
-    escapeMarkdown(item.message),
-  ],
-};
-
-/** A leftover collector on: one section per kind, each table across namespaces, with sizes and holders. */
-const SECTIONS_BY_KIND: Sections = {
-  keyOf: (item) => item.kind,
-  unit: 'kind',
-  summary: (kind, shown, total) => (shown === total ? plural(total, kind) : `${shown} of ${plural(total, kind)}`),
-  columns: ['namespace', 'name', 'size', 'action', 'result', 'reason', 'linked runs', 'held by', 'message'],
-  row: (item) => [
+/** One item's cells, in COLUMNS order. Cluster text is escaped; action, result, reason and size are our own words. */
+function itemRow(item: ReportItem): string[] {
+  return [
     escapeMarkdown(item.namespace),
     escapeMarkdown(item.name),
     item.bytes === undefined ? '-' : formatBytes(item.bytes),
@@ -83,13 +56,13 @@ const SECTIONS_BY_KIND: Sections = {
     escapeMarkdown(describeReferences(item.references)),
     escapeMarkdown(describeHolders(item.heldBy ?? [])),
     escapeMarkdown(item.message),
-  ],
-};
+  ];
+}
 
 /**
  * The whole report stays under this many characters: a GitHub comment holds 65,536.
- * Namespace sections are added while they fit (a section's table losing its least important
- * rows first); the namespaces left over are counted in one closing line.
+ * Kind sections are added while they fit (a section's table losing its least important
+ * rows first); the kinds left over are counted in one closing line.
  */
 export const MARKDOWN_MAX_CHARS = 60_000;
 
@@ -100,12 +73,12 @@ const NOT_SHOWN_RESERVE = 400;
 export const MARKDOWN_NAMESPACE_ROWS = 200;
 
 /**
- * Rows shown per namespace. A GitHub comment holds 65,536 characters and a table row
- * about 200: past this many, the rows that matter most are shown (failures first, then
- * what was or would be deleted, kept ones last) and the rest are counted; the JSON
- * report has every one.
+ * Rows shown per kind. A GitHub comment holds 65,536 characters and a table row about
+ * 200: past this many, the rows that matter most are shown (failures first, then what was
+ * or would be deleted, kept ones last) and the rest are counted; the JSON report has every
+ * one.
  */
-export const MARKDOWN_ROWS_PER_NAMESPACE = 100;
+export const MARKDOWN_ROWS_PER_KIND = 100;
 
 /** Which results a capped table shows first. */
 const RESULT_PRIORITY: readonly Result[] = ['failed', 'aborted', 'changed', 'gone', 'terminating', 'deleted', 'would-delete', 'kept'];
@@ -187,13 +160,13 @@ function errorBlock(report: Report): string[] {
 }
 
 function summaryTables(report: Report): string[] {
-  const kinds = showsLeftovers(report) ? [kindTable(report)] : [];
-  if (report.items.length === 0) return [...kinds, 'Nothing in scope.'];
+  const kinds = kindTable(report);
+  if (report.items.length === 0) return [kinds, 'Nothing in scope.'];
   const { results, reasons } = report.summary;
   const resultRows = RESULTS.flatMap((result) => countRow(`\`${result}\``, results[result]));
   const reasonRows = ALL_REASONS.flatMap((reason) => countRow(`\`${reason}\``, reasons[reason]));
   return [
-    ...kinds,
+    kinds,
     ['| result | targets |', '| --- | ---: |', ...resultRows].join('\n'),
     ['| reason | targets |', '| --- | ---: |', ...reasonRows].join('\n'),
   ];
@@ -247,19 +220,19 @@ function groupBy(items: readonly ReportItem[], keyOf: (item: ReportItem) => stri
 }
 
 /**
- * A section's heading, counts and collapsed table, in at most `budget` characters: up to
- * MARKDOWN_ROWS_PER_NAMESPACE rows, the most important first, fewer when the budget is
- * short; undefined when not even one row fits.
+ * A kind's heading, counts and collapsed table, in at most `budget` characters: up to
+ * MARKDOWN_ROWS_PER_KIND rows, the most important first, fewer when the budget is short;
+ * undefined when not even one row fits.
  */
-function groupSection(sections: Sections, key: string, items: readonly ReportItem[], budget: number): string[] | undefined {
+function kindSection(kind: string, items: readonly ReportItem[], budget: number): string[] | undefined {
   const rank = (item: ReportItem): number => RESULT_PRIORITY.indexOf(item.result);
-  const ranked = items.length <= MARKDOWN_ROWS_PER_NAMESPACE ? items : [...items].sort((a, b) => rank(a) - rank(b)).slice(0, MARKDOWN_ROWS_PER_NAMESPACE);
+  const ranked = items.length <= MARKDOWN_ROWS_PER_KIND ? items : [...items].sort((a, b) => rank(a) - rank(b)).slice(0, MARKDOWN_ROWS_PER_KIND);
   // Everything but the rows, with room for the longest counts those texts can hold.
-  const frame = groupSectionText(sections, key, items, [], items).join('\n\n').length + 200;
+  const frame = kindSectionText(kind, items, [], items).join('\n\n').length + 200;
   const chosen = new Set<ReportItem>();
   let length = frame;
   for (const item of ranked) {
-    length += tableRow(sections.row(item)).length + 1;
+    length += tableRow(itemRow(item)).length + 1;
     if (length > budget) break;
     chosen.add(item);
   }
@@ -267,18 +240,20 @@ function groupSection(sections: Sections, key: string, items: readonly ReportIte
   // Still in the report's order.
   const shown = items.filter((item) => chosen.has(item));
   const hidden = items.filter((item) => !chosen.has(item));
-  return groupSectionText(sections, key, items, shown, hidden);
+  return kindSectionText(kind, items, shown, hidden);
 }
 
-function groupSectionText(sections: Sections, key: string, items: readonly ReportItem[], shown: readonly ReportItem[], hidden: readonly ReportItem[]): string[] {
-  const table = [tableRow(sections.columns), tableRow(sections.columns.map(() => '---')), ...shown.map((item) => tableRow(sections.row(item)))].join('\n');
+function kindSectionText(kind: string, items: readonly ReportItem[], shown: readonly ReportItem[], hidden: readonly ReportItem[]): string[] {
+  const table = [tableRow(COLUMNS), tableRow(COLUMNS.map(() => '---')), ...shown.map((item) => tableRow(itemRow(item)))].join('\n');
   const more = hidden.length === 0 ? '' : `\n\n${plural(hidden.length, 'more target')} not shown: ${describeResults(countResults(hidden))}. The JSON report (\`--output json\`) lists every one.`;
+  // `4 PersistentVolumeClaims`, or `100 of 250 PersistentVolumeClaims` when capped.
+  const summary = shown.length === items.length ? plural(items.length, kind) : `${shown.length} of ${plural(items.length, kind)}`;
   return [
-    `### ${escapeMarkdown(key)}`,
+    `### ${escapeMarkdown(kind)}`,
     // Each result with the reasons of its own targets, as the text report's summary line says it.
     `${plural(items.length, 'target')}: ${describeResultsWithReasons(items)}`,
     // GitHub renders Markdown inside <details> only with a blank line after <summary>.
-    `<details>\n<summary>${sections.summary(key, shown.length, items.length)}</summary>\n\n${table}${more}\n\n</details>`,
+    `<details>\n<summary>${summary}</summary>\n\n${table}${more}\n\n</details>`,
   ];
 }
 

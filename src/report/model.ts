@@ -78,8 +78,8 @@ export interface ReportSummary {
   /** Only reasons that occurred, in ALL_REASONS order. */
   reasons: Partial<Record<Reason, number>>;
   /**
-   * One entry per kind whose collector was on, zeros included, in kind order. What the
-   * renderers read to tell a report with leftovers from one of PipelineResources alone.
+   * One entry per kind whose collector was on, zeros included, in kind order: the
+   * Markdown report's table of counts by kind.
    */
   byKind: Partial<Record<TargetKindName, KindCounts>>;
   /** Present only when the workspace-pvcs collector was on. */

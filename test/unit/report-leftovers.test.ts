@@ -1,7 +1,7 @@
 /**
  * The report with leftover collectors on (docs/reports.md, "Leftovers in the report"): kind,
  * collector, bytes and holders on items, counts by kind and bytes in the summary. A report
- * of PipelineResources alone is report.test.ts's, unchanged.
+ * of PipelineResources alone has the same layout (report.test.ts), without the bytes.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -296,13 +296,19 @@ describe('renderMarkdown with leftovers', () => {
     assert.match(markdown, /^bytes: 0 would be released \(0 claims to delete\)$/m);
   });
 
-  it('reads as before leftovers when only pipelineresources is collected', () => {
+  it('has the same sections when only pipelineresources is collected: its kind alone counted, no bytes line', () => {
     const { collect: _, ...scope } = LEFTOVERS_LIVE.scope;
     const resources = [decisionOf('src-abc123')];
     const byDefault = renderMarkdown(buildReport({ ...LEFTOVERS_LIVE, scope, decisions: resources }));
     assert.equal(renderMarkdown(buildReport({ ...LEFTOVERS_LIVE, scope: { ...scope, collect: ['pipelineresources'] }, decisions: resources })), byDefault);
-    assert.match(byDefault, /^### ci$/m);
-    assert.doesNotMatch(byDefault, /\| kind \||bytes:/);
+    assert.deepEqual([...byDefault.matchAll(/^### (.+)$/gm)].map((match) => match[1]), ['PipelineResource']);
+    assert.match(byDefault, /\| kind \| targets \| delete \| keep \|\n\| --- \| ---: \| ---: \| ---: \|\n\| PipelineResource \| 1 \| 1 \| 0 \|\n\n/);
+    assert.doesNotMatch(byDefault, /bytes:/);
+    // Its section reads as the PipelineResource section of a pass over every collector.
+    const live = renderMarkdown(LIVE);
+    const section = live.slice(live.indexOf('### PipelineResource'), live.indexOf('### Secret'));
+    assert.ok(section.includes('| ci | src-abc123 | - | delete | `deleted` | `unreferenced` | - | - | no run references it |'), section);
+    assert.ok(byDefault.endsWith(`${section.trimEnd()}\n`), byDefault);
   });
 
   it('caps a kind table as it caps a namespace table, terminating shown before deleted, and counts the kinds left out', () => {

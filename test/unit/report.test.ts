@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { Action, Decision, Reason, ReferenceView, RunKindName, RunState } from '../../src/core/types.js';
 import { buildReport, type PassRecord } from '../../src/report/build.js';
 import { ITEMS_PER_PIECE, renderJson, renderJsonChunks } from '../../src/report/json.js';
-import { MARKDOWN_MAX_CHARS, MARKDOWN_NAMESPACE_ROWS, MARKDOWN_ROWS_PER_NAMESPACE, escapeMarkdown, renderMarkdown } from '../../src/report/markdown.js';
+import { MARKDOWN_MAX_CHARS, MARKDOWN_NAMESPACE_ROWS, MARKDOWN_ROWS_PER_KIND, escapeMarkdown, renderMarkdown } from '../../src/report/markdown.js';
 import { OUTPUT_FORMATS, type Report, type ReportDocument, type Result } from '../../src/report/model.js';
 import { RENDERERS, renderReport } from '../../src/report/render.js';
 import { renderText, renderTextChunks, summaryLine } from '../../src/report/text.js';
@@ -452,11 +452,11 @@ describe('renderMarkdown', () => {
     assert.ok(markdown.indexOf('**Warnings:**') < markdown.indexOf('<details>'));
   });
 
-  it('puts the summary before any namespace section, and every namespace table inside <details>', () => {
+  it('puts the summary before any kind section, and every kind table inside <details>', () => {
     const markdown = renderMarkdown(DRY_RUN);
-    assert.ok(markdown.indexOf('| result | targets |') < markdown.indexOf('### ci'));
-    assert.equal(markdown.match(/<details>/g)?.length, 2);
-    assert.equal(markdown.match(/<\/details>/g)?.length, 2);
+    assert.ok(markdown.indexOf('| result | targets |') < markdown.indexOf('### PipelineResource'));
+    assert.equal(markdown.match(/<details>/g)?.length, 1);
+    assert.equal(markdown.match(/<\/details>/g)?.length, 1);
   });
 
   it('escapes Markdown and HTML so cluster text shows as written', () => {
@@ -477,43 +477,42 @@ describe('renderMarkdown', () => {
     for (const [text, expected] of cases) assert.equal(escapeMarkdown(text), expected, text);
   });
 
-  it('stays one collapsed block per namespace with thousands of targets', () => {
+  it('stays one collapsed block per kind with thousands of targets', () => {
     const many = Array.from({ length: 3000 }, (_, i) =>
       decision({ namespace: `ns-${i % 3}`, name: `src-${String(i).padStart(4, '0')}`, action: 'delete', reason: 'unreferenced', message: 'no run references it' }),
     );
     const markdown = renderMarkdown(buildReport(pass({ decisions: many })));
     const beforeDetails = markdown.slice(0, markdown.indexOf('<details>'));
     assert.ok(beforeDetails.split('\n').length < 30, 'the summary and the first heading fit in one screen');
-    assert.equal(markdown.match(/<details>/g)?.length, 3);
-    assert.match(markdown, /### ns-0\n\n1000 targets: 1000 would be deleted \(unreferenced 1000\)/);
+    assert.equal(markdown.match(/<details>/g)?.length, 1);
+    assert.match(markdown, /### PipelineResource\n\n3000 targets: 3000 would be deleted \(unreferenced 3000\)/);
     // One row per namespace before any details, with the count of each result.
-    assert.ok(markdown.indexOf('| ns-2 | 1000 | 1000 |') < markdown.indexOf('### ns-0'));
-    // Each table is capped, and says how many more there are and where to find them.
-    assert.match(markdown, /<summary>100 of 1000 targets in ns-0<\/summary>/);
-    assert.match(markdown, /900 more targets not shown: 900 would be deleted\. The JSON report \(`--output json`\) lists every one\./);
+    assert.ok(markdown.indexOf('| ns-2 | 1000 | 1000 |') < markdown.indexOf('### PipelineResource'));
+    // The table is capped, and says how many more there are and where to find them.
+    assert.match(markdown, /<summary>100 of 3000 PipelineResources<\/summary>/);
+    assert.match(markdown, /2900 more targets not shown: 2900 would be deleted\. The JSON report \(`--output json`\) lists every one\./);
     assert.ok(markdown.length < 3 * 100 * 200, `${markdown.length} characters`);
   });
 
   it('stays under MARKDOWN_MAX_CHARS for a whole cluster, and counts what it leaves out', () => {
-    // 40,000 targets in 50 namespaces, long names and messages: 50 tables of 100 rows would be ~1.3 MB.
+    // 40,000 targets in 50 namespaces, long names and messages: even the 100 rows of one kind's table would be ~100 kB.
     const many = Array.from({ length: 40_000 }, (_, i) =>
-      decision({ namespace: `team-${String(i % 50).padStart(2, '0')}`, name: `src-${'x'.repeat(40)}-${i}`, action: 'delete', reason: 'unreferenced', message: 'no run references it; '.repeat(4) }),
+      decision({ namespace: `team-${String(i % 50).padStart(2, '0')}`, name: `src-${'x'.repeat(40)}-${i}`, action: 'delete', reason: 'unreferenced', message: 'no run references it; '.repeat(40) }),
     );
     const markdown = renderMarkdown(buildReport(pass({ decisions: many })));
     assert.ok(markdown.length <= MARKDOWN_MAX_CHARS, `${markdown.length} characters`);
     assert.ok(markdown.length > MARKDOWN_MAX_CHARS * 0.8, `the budget is used: ${markdown.length} characters`);
-    // Every namespace is in the counts table; the sections shown and the closing line account for every target.
+    // Every namespace is in the counts table; the one kind's section counts every target.
     assert.equal(markdown.match(/^\| team-\d\d \| 800 \| 800 \|$/gm)?.length, 50);
-    const sections = [...markdown.matchAll(/^### (team-\d\d)\n\n(\d+) targets:/gm)].map((match) => Number(match[2]));
-    const closing = /^(\d+) more namespaces with (\d+) targets not shown \((\d+) would be deleted\), to keep this report under 60000 characters\. The JSON report \(`--output json`\) lists every one\.$/m.exec(markdown);
-    assert.ok(closing !== null, markdown.slice(-600));
-    assert.equal(sections.length + Number(closing[1]), 50);
-    assert.equal(sections.reduce((a, b) => a + b, 0) + Number(closing[2]), 40_000);
-    assert.equal(closing[2], closing[3]);
-    // The last section shown may have lost rows to the budget, and says so.
-    const shownRows = [...markdown.matchAll(/^<summary>(\d+) of 800 targets in team-\d\d<\/summary>$/gm)].map((match) => Number(match[1]));
-    assert.equal(shownRows.length, sections.length);
-    assert.ok(shownRows.every((rows) => rows >= 1 && rows <= MARKDOWN_ROWS_PER_NAMESPACE));
+    assert.deepEqual([...markdown.matchAll(/^### (.+)\n\n(\d+) targets:/gm)].map((match) => [match[1], match[2]]), [['PipelineResource', '40000']]);
+    assert.doesNotMatch(markdown, /more kinds? with/);
+    // Its table lost rows to the budget, below the cap of rows, and says how many and where they are.
+    const shown = /^<summary>(\d+) of 40000 PipelineResources<\/summary>$/m.exec(markdown);
+    assert.ok(shown !== null, markdown.slice(-600));
+    const rows = Number(shown[1]);
+    assert.ok(rows >= 1 && rows < MARKDOWN_ROWS_PER_KIND, `${rows} rows`);
+    assert.equal(markdown.match(/^\| team-\d\d \| src-x+-\d+ \|/gm)?.length, rows);
+    assert.match(markdown, new RegExp(`^${40_000 - rows} more targets not shown: ${40_000 - rows} would be deleted\\. The JSON report \\(\`--output json\`\\) lists every one\\.$`, 'm'));
   });
 
   it('sums namespaces past MARKDOWN_NAMESPACE_ROWS in one row of the counts table', () => {
@@ -532,7 +531,7 @@ describe('renderMarkdown', () => {
     );
     const results = new Map<string, Result>([['uid-ci-src-149', 'failed']]);
     const markdown = renderMarkdown(buildReport(pass({ dryRun: false, decisions: many, results })));
-    const names = [...markdown.matchAll(/^\| (src-\d+) \|/gm)].map((match) => match[1]);
+    const names = [...markdown.matchAll(/^\| ci \| (src-\d+) \|/gm)].map((match) => match[1]);
     assert.equal(names.length, 100);
     assert.ok(names.includes('src-149'), 'the failure is shown');
     assert.deepEqual(names, [...names].sort());
@@ -541,8 +540,11 @@ describe('renderMarkdown', () => {
     assert.match(markdown, /50 more targets not shown: 50 kept\./);
   });
 
-  it('gives each result in a namespace the reasons of its own targets', () => {
-    assert.match(renderMarkdown(DRY_RUN), /^6 targets: 2 would be deleted \(runs-finished 2\), 4 kept \(referenced-by-active-run 2, too-young 1, retain-for 1\)$/m);
+  it("gives each result in a kind's section the reasons of its own targets", () => {
+    assert.match(
+      renderMarkdown(DRY_RUN),
+      /^### PipelineResource\n\n9 targets: 3 would be deleted \(runs-finished 2, unreferenced 1\), 6 kept \(retained 1, retention-invalid 1, referenced-by-active-run 2, too-young 1, retain-for 1\)$/m,
+    );
   });
 });
 

@@ -234,10 +234,10 @@ describe('renderers, over arbitrary names, labels and annotation values', () => 
         assert.doesNotMatch(output, UNSAFE_BUT_LINE_FEED);
         for (const [what, pattern] of LIVE_REFERENCES) assert.doesNotMatch(output, pattern, what);
         const rows = [...output.matchAll(/<details>\n<summary>.*<\/summary>\n\n([^]*?)\n\n<\/details>/g)].flatMap((match) => (match[1] ?? '').split('\n'));
-        // A header and a separator per namespace, then one row of six cells per target.
-        const namespaces = new Set([...report.items].map((item) => item.namespace)).size;
-        assert.equal(rows.length, report.items.length + 2 * namespaces);
-        for (const row of rows) assert.equal(cellDelimiters(row), 7, row);
+        // A header and a separator per kind, then one row of nine cells per target.
+        const kinds = new Set([...report.items].map((item) => item.kind)).size;
+        assert.equal(rows.length, report.items.length + 2 * kinds);
+        for (const row of rows) assert.equal(cellDelimiters(row), 10, row);
       }),
     );
   });
