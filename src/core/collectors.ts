@@ -12,19 +12,15 @@ import { toClaimTarget, toPacSecretTarget, toStatefulSetTarget } from './markers
 import {
   inUseByPod,
   inUseByStatefulSet,
-  linkedRunsFinished,
-  linkedToActiveRun,
   namespaceRetained,
   ownerGone,
   referencedByActiveRun,
-  retainedOrOwnerRetained,
   retained,
   retainFor,
   retainUntil,
   retentionInvalid,
   runsFinished,
   tooYoung,
-  unreadableLinks,
   unreadableRun,
   userClaimed,
 } from './rules.js';
@@ -91,9 +87,9 @@ export interface Collector {
 const LEFTOVER_TABLE: readonly Reason[] = LEFTOVER_REASONS;
 
 /** Rules 1-4 of the leftovers' table, shared by every leftover kind. */
-const LEFTOVER_KEEPS: readonly Rule[] = [retainedOrOwnerRetained, namespaceRetained, retentionInvalid, unreadableLinks];
+const LEFTOVER_KEEPS: readonly Rule[] = [retained, namespaceRetained, retentionInvalid, unreadableRun];
 /** Rules 9-13 of the leftovers' table, shared by every leftover kind (14 is what is left). */
-const LEFTOVER_TIME_AND_RUNS: readonly Rule[] = [tooYoung, retainUntil, retainFor, linkedRunsFinished, ownerGone];
+const LEFTOVER_TIME_AND_RUNS: readonly Rule[] = [tooYoung, retainUntil, retainFor, runsFinished, ownerGone];
 
 function reads(heldBy: HeldBy): Collector['reads'] {
   return { pods: heldBy.pods !== undefined, statefulSets: heldBy.statefulSets === true };
@@ -125,7 +121,7 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
     listLabelSelector: `${COMPONENT_LABEL}=${AFFINITY_ASSISTANT_COMPONENT}`,
     toRecord: toStatefulSetTarget,
     // Rules 7 and 8 do not apply: its own Pod uses its claim by design, and nothing names a StatefulSet.
-    rules: [...LEFTOVER_KEEPS, linkedToActiveRun, ...LEFTOVER_TIME_AND_RUNS],
+    rules: [...LEFTOVER_KEEPS, referencedByActiveRun, ...LEFTOVER_TIME_AND_RUNS],
     table: LEFTOVER_TABLE,
     links: ['owner-reference', 'pipelinerun-label'],
     ownerRun: true,
@@ -141,7 +137,7 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
     listLabelSelector: `${MANAGED_BY_LABEL} in (${PAC_MANAGED_BY.join(',')})`,
     toRecord: toPacSecretTarget,
     // Rule 5 is for claims, rule 8 for what a StatefulSet names: neither applies to a Secret.
-    rules: [...LEFTOVER_KEEPS, linkedToActiveRun, inUseByPod, ...LEFTOVER_TIME_AND_RUNS],
+    rules: [...LEFTOVER_KEEPS, referencedByActiveRun, inUseByPod, ...LEFTOVER_TIME_AND_RUNS],
     table: LEFTOVER_TABLE,
     links: ['owner-reference', 'git-auth-annotation', 'secret-workspace'],
     ownerRun: true,
@@ -155,7 +151,7 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
     api: { group: '', version: 'v1', plural: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim' },
     metadataOnly: false,
     toRecord: toClaimTarget,
-    rules: [...LEFTOVER_KEEPS, userClaimed, linkedToActiveRun, inUseByPod, inUseByStatefulSet, ...LEFTOVER_TIME_AND_RUNS],
+    rules: [...LEFTOVER_KEEPS, userClaimed, referencedByActiveRun, inUseByPod, inUseByStatefulSet, ...LEFTOVER_TIME_AND_RUNS],
     table: LEFTOVER_TABLE,
     links: ['owner-reference', 'pipelinerun-label', 'claim-workspace'],
     ownerRun: true,

@@ -4,7 +4,7 @@
  * "The decision" and "Leftovers"). `now` is passed in; nothing here reads the clock.
  */
 import { COLLECTOR_NAMES, COLLECTORS, type Collector } from './collectors.js';
-import type { DecisionFacts, EffectiveRetainFor, OwnerRetain, RuleEnd, TargetFacts, Verdict } from './facts.js';
+import type { DecisionFacts, EffectiveRetainFor, OwnerRetain, RuleEnd, TargetFacts, UnreadableRun, Verdict } from './facts.js';
 import { buildGraph, compareText, type ReferenceGraph } from './graph.js';
 import { parseTimestampMs, readNamespaceRetain, readTargetRetention, retainValues, retentionKeys } from './retention.js';
 import { holdersShown, unreferenced } from './rules.js';
@@ -109,7 +109,7 @@ function gatherFacts(target: TargetRecord, collector: Collector, pass: Pass): Ta
       ...(retainFor !== undefined && { 'retain-for': retainForEnd(retainFor.duration, lastFinishMs ?? createdMs) }),
     },
     references: links.references,
-    unreadableRuns: collector.runProblems === 'references' ? pass.graph.unreadableRuns(target.namespace) : pass.graph.unreadableLinkRuns(target.namespace),
+    unreadableRuns: unreadableRuns(target.namespace, collector, pass.graph),
     userClaims: links.userClaims,
     holders,
     warnings: [...retention.warnings, ...namespaceWarnings.map((w) => `namespace ${target.namespace}: ${w}`), ...releasedWarnings],
@@ -117,9 +117,10 @@ function gatherFacts(target: TargetRecord, collector: Collector, pass: Pass): Ta
 }
 
 /**
- * A target's links as its collector reads them. PipelineResources: the runs that reference it
- * (a gone owner leaves no trace). Leftovers (`ownerRun`): the linked runs and the gone owners,
- * `retain` on the owners that exist (rule 1), and the runs that claim it (rule 5).
+ * A target's links as its collector reads them: the runs that link it through the collector's
+ * sources. For a collector whose targets have an owner run (`ownerRun`), the gone owners too,
+ * `retain` on the owners that exist (rule 1) and the runs that claim it (rule 5); a
+ * PipelineResource's gone owner leaves no trace.
  */
 function gatherLinks(
   target: TargetRecord,
@@ -127,13 +128,19 @@ function gatherLinks(
   graph: ReferenceGraph,
   retainKey: string,
 ): { references: readonly ReferenceView[]; userClaims: readonly ReferenceView[]; ownerRetain?: readonly OwnerRetain[] } {
-  if (!collector.ownerRun) return { references: graph.referencingRuns(target), userClaims: [] };
   const links = graph.links(target, collector.links);
+  if (!collector.ownerRun) return { references: links.linked, userClaims: links.userClaims };
   return {
     references: [...links.linked, ...links.goneOwners].sort((a, b) => compareText(a.kind, b.kind) || compareText(a.name, b.name)),
     userClaims: links.userClaims,
     ownerRetain: links.ownerRuns.flatMap((run) => retainValues(run.retain ?? NO_LABELS, retainKey).map((value) => ({ ...value, run }))),
   };
+}
+
+/** The runs that may link targets of this collector in `namespace` but cannot be read where they would, with what could not be read. */
+function unreadableRuns(namespace: string, collector: Collector, graph: ReferenceGraph): readonly UnreadableRun[] {
+  if (collector.runProblems === 'references') return graph.unreadableRuns(namespace).map((run) => ({ run, problems: run.problems }));
+  return graph.unreadableLinkRuns(namespace).map((run) => ({ run, problems: run.leftoverProblems }));
 }
 
 const NO_LABELS = { labels: {}, annotations: {} };
@@ -186,7 +193,7 @@ function firstVerdict(facts: TargetFacts, collector: Collector): Verdict {
     const verdict = rule(facts);
     if (verdict !== null) return verdict;
   }
-  return unreferenced(facts);
+  return unreferenced();
 }
 
 function newestFinish(references: readonly ReferenceView[]): number | undefined {

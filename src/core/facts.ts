@@ -5,7 +5,7 @@
  * import each other.
  */
 import type { RetentionValue } from './retention.js';
-import type { PodRecord, Reason, ReferenceView, RetentionDuration, RunRecord, StatefulSetRecord, TargetRecord } from './types.js';
+import type { PodRecord, ReadProblem, Reason, ReferenceView, RetentionDuration, RunRecord, StatefulSetRecord, TargetRecord } from './types.js';
 
 /** The rules that time alone lifts (PipelineResources 6-8, leftovers 9-11), each named by the setting it reads. */
 export type TimeBound = 'min-age' | 'retain-until' | 'retain-for';
@@ -61,14 +61,24 @@ export interface HolderFacts {
   released: readonly StatefulSetRecord[];
 }
 
+/**
+ * A run whose links to a kind are unknown: the problems its collector reads (references for a
+ * PipelineResource, workspaces and annotations for a leftover); undefined when the run was read
+ * without the part that links leftovers at all.
+ */
+export interface UnreadableRun {
+  run: RunRecord;
+  problems: readonly ReadProblem[] | undefined;
+}
+
 /** Everything the rules look at for one target, gathered once. */
 export interface TargetFacts extends DecisionFacts {
   target: TargetRecord;
   nowMs: number;
   /** Runs that reference or link the target, with effective states, sorted by kind then name; for leftovers, gone owners too (state `gone`). */
   references: readonly ReferenceView[];
-  /** Runs whose references (or, for leftovers, links) are unknown and that may sit in the target's namespace. */
-  unreadableRuns: readonly RunRecord[];
+  /** Runs that may sit in the target's namespace and whose links to this kind are unknown, each with what could not be read. */
+  unreadableRuns: readonly UnreadableRun[];
   /** Leftovers' rule 5: runs other than the owner or the owner's child TaskRuns that name the claim in a workspace. */
   userClaims: readonly ReferenceView[];
   /** Leftovers' rules 7 and 8; empty for a kind nothing holds. */

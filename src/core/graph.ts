@@ -13,8 +13,6 @@ import { isActive } from './runs.js';
 import type { LinkVia, PodRecord, ReferenceView, RunKindName, RunRecord, RunState, StatefulSetRecord, TargetRecord } from './types.js';
 
 export interface ReferenceGraph {
-  /** Runs that name the target (spec or the target's ownerReferences), with effective states, sorted by kind then name. */
-  referencingRuns(target: TargetRecord): readonly ReferenceView[];
   /** Runs whose references are unknown and that may sit in `namespace`. */
   unreadableRuns(namespace: string): readonly RunRecord[];
   /** The runs linked to a target through `sources`, and what else its decision reads of them. */
@@ -110,12 +108,6 @@ export function buildGraph(runs: readonly RunRecord[], holderLists: Holders = {}
   const holdersIn = (): HolderIndex => (holderIndex ??= indexHolders(holderLists));
 
   return {
-    referencingRuns(target) {
-      const named = bySpecReference.get(target.namespace)?.get(target.name) ?? [];
-      // A run that names the target in its spec and owns it is listed once, as `spec`.
-      const owners = new Set(owningRuns(target, byUid).filter((run) => !named.includes(run)));
-      return [...named.map((run) => view(run, 'spec')), ...[...owners].map((run) => view(run, 'ownerReference'))].sort(byKindThenName);
-    },
     unreadableRuns(namespace) {
       const here = unreadableByNamespace.get(namespace) ?? [];
       return unattributed.length === 0 ? here : [...here, ...unattributed];
@@ -317,15 +309,6 @@ function parentOf(run: RunRecord, byUid: RunsByUid): RunRecord | undefined {
 }
 
 /** ownerReferences of the target that point at a run that still exists (kind + uid); a gone owner names nothing. */
-function owningRuns(target: TargetRecord, byUid: RunsByUid): RunRecord[] {
-  return target.ownerReferences.flatMap((owner) => {
-    if (!isRunKindName(owner.kind)) return [];
-    const run = byUid[owner.kind].get(owner.uid);
-    // ownerReferences never cross namespaces.
-    return run !== undefined && run.namespace === target.namespace ? [run] : [];
-  });
-}
-
 function byKindNameUid(a: RunRecord, b: RunRecord): number {
   return compareText(a.kind, b.kind) || compareText(a.name, b.name) || compareText(a.uid, b.uid);
 }

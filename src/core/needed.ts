@@ -1,6 +1,6 @@
 /**
  * Which listed runs a pass keeps. The graph finds a run only by a name it references in its
- * spec (referencingRuns), by uid as a target's owner (owningRuns), or as the parent of a
+ * spec (its `resource-binding` link), by uid as a target's owner (`owner-reference`), or as the parent of a
  * TaskRun (PipelineRuns only); a leftover's links read more of it. So a TaskRun read without
  * the leftovers' links that references nothing, was read whole and owns none of the targets
  * can change no decision: a PipelineRun's children, which carry their resources embedded, are

@@ -15,13 +15,19 @@ function stillKeeps(end: RuleEnd | undefined, nowMs: number): boolean {
   return typeof end === 'number' ? nowMs < end : true;
 }
 
-// --- Shared by every table -----------------------------------------------------------------
+// --- The rows, shared by every table that lists them -----------------------------------------
 
-/** PipelineResources 1: the label or the annotation `<prefix>/retain` on the target is anything but `false`; either one is enough. */
-export const retained: Rule = ({ retain: values }) => {
-  const retain = values.find((value) => value.value);
-  if (retain === undefined) return null;
-  return { reason: 'retained', message: `retained by ${retain.source} ${retain.key}="${retain.text}"` };
+/**
+ * 1: the label or the annotation `<prefix>/retain` on the target is anything but `false`; either
+ * one is enough. A collector whose targets have an owner run (`ownerRun`) also reads it on an
+ * owner that still exists.
+ */
+export const retained: Rule = ({ retain: values, ownerRetain }) => {
+  const own = values.find((value) => value.value);
+  if (own !== undefined) return { reason: 'retained', message: `retained by ${own.source} ${own.key}="${own.text}"` };
+  const onOwner = ownerRetain?.find((value) => value.value);
+  if (onOwner === undefined) return null;
+  return { reason: 'retained', message: `retained by ${onOwner.source} ${onOwner.key}="${onOwner.text}" on its owner ${onOwner.run.kind} ${onOwner.run.name}` };
 };
 
 /** 2: the namespace's `<prefix>/retain` label (a label only), any value but `false` as in rule 1. */
@@ -34,6 +40,55 @@ export const namespaceRetained: Rule = ({ namespaceRetain, target }) => {
 export const retentionInvalid: Rule = ({ invalid }) => {
   if (invalid.length === 0) return null;
   return { reason: 'retention-invalid', message: invalid.join('; ') };
+};
+
+/**
+ * 4: a run in the namespace cannot be read where it would link the target (its references for
+ * a PipelineResource, its workspaces and annotations for a leftover): it may link this one.
+ */
+export const unreadableRun: Rule = ({ unreadableRuns }) => {
+  const [first, ...others] = unreadableRuns;
+  if (first === undefined) return null;
+  const { run, problems } = first;
+  const what = problems === undefined ? 'was read without its workspaces and annotations' : `has fields of an unexpected shape (${problems.map((p) => `${p.field}: ${p.problem}`).join('; ')})`;
+  return {
+    reason: 'unreadable-run',
+    message: `${run.kind} ${run.name || '(unnamed)'} ${whereRun(run.namespace)} ${what}${andMore(others.length, 'unreadable run')}, so what it links is unknown`,
+  };
+};
+
+/** Leftovers 5: a claim a user bound to a run by name (`persistentVolumeClaim` workspace) is the user's, whoever made it. */
+export const userClaimed: Rule = ({ userClaims }) => {
+  const [first, ...others] = userClaims;
+  if (first === undefined) return null;
+  return {
+    reason: 'user-claimed',
+    message: `bound by name in a workspace of ${first.kind} ${first.name}, which is not its owner${andMore(others.length, 'such run')}`,
+  };
+};
+
+/** PipelineResources 5, leftovers 6: an active run that links the target resolves, mounts or reads it again. */
+export const referencedByActiveRun: Rule = ({ references }) => {
+  const [first, ...others] = references.filter((ref) => isActive(ref.state));
+  if (first === undefined) return null;
+  return {
+    reason: 'referenced-by-active-run',
+    message: `${linkPhrase(first)} active ${first.kind} ${first.name} (${first.state})${andMore(others.length, 'active run')}`,
+  };
+};
+
+/** Leftovers 7: a Pod that has not finished uses it (no phase counts as active: it may still start). */
+export const inUseByPod: Rule = ({ holders }) => {
+  const [first, ...others] = holders.activePods;
+  if (first === undefined) return null;
+  return { reason: 'in-use-by-pod', message: `in use by Pod ${first.name} (${podPhase(first)})${andMore(others.length, 'active Pod')}` };
+};
+
+/** Leftovers 8: a StatefulSet names the claim: it would mount it again on its next Pod. */
+export const inUseByStatefulSet: Rule = ({ holders }) => {
+  const [first, ...others] = holders.statefulSets;
+  if (first === undefined) return null;
+  return { reason: 'in-use-by-statefulset', message: `named by StatefulSet ${first.name}${andMore(others.length, 'StatefulSet')}` };
 };
 
 /** PipelineResources 6, leftovers 9: younger than minAge (exactly minAge is old enough); an unreadable or future creation time is young. */
@@ -56,8 +111,8 @@ export const retainUntil: Rule = ({ retainUntil: until, ends, nowMs }) => {
 
 /**
  * PipelineResources 8, leftovers 11: retain-for (the target's own, else the global one) has
- * not elapsed since the newest completion among its referencing (linked) runs, or since its
- * creation when none is known.
+ * not elapsed since the newest completion among its linked runs, or since its creation when
+ * none is known.
  */
 export const retainFor: Rule = ({ retainFor: setting, ends, nowMs, lastFinishMs, createdMs }) => {
   const end = ends['retain-for'];
@@ -74,109 +129,11 @@ export const retainFor: Rule = ({ retainFor: setting, ends, nowMs, lastFinishMs,
   return { reason: 'retain-for', message: `retain-for ${duration} (${setBy}) lasts until ${formatInstant(end)}, counted from ${from}` };
 };
 
-/** The last row of every table: rules before it leave only targets no run references or links; a gone run leaves no trace. */
-export function unreferenced({ target }: TargetFacts): Verdict {
-  return { reason: 'unreferenced', message: target.leftover === undefined ? 'no run references it' : 'no run links it' };
-}
-
-// --- PipelineResources ---------------------------------------------------------------------
-
-/** 4: a run in the namespace names something unknown: it may be this target. */
-export const unreadableRun: Rule = ({ unreadableRuns }) => {
-  const [first, ...others] = unreadableRuns;
-  if (first === undefined) return null;
-  const problem = first.problems.map((p) => `${p.field}: ${p.problem}`).join('; ');
-  return {
-    reason: 'unreadable-run',
-    message: `${first.kind} ${first.name || '(unnamed)'} ${whereRun(first.namespace)} has references of an unexpected shape (${problem})${andMore(others.length, 'unreadable run')}, so what it names is unknown`,
-  };
-};
-
-/** 5: an active run resolves this target on every reconcile; deleting it fails the run. */
-export const referencedByActiveRun: Rule = ({ references }) => {
-  const [first, ...others] = references.filter((ref) => isActive(ref.state));
-  if (first === undefined) return null;
-  return {
-    reason: 'referenced-by-active-run',
-    message: `referenced by active ${first.kind} ${first.name} (${first.state})${andMore(others.length, 'active run')}`,
-  };
-};
-
-/** 9: referenced only by finished runs (rule 5 has kept every target an active run names). */
-export const runsFinished: Rule = ({ references, lastFinishMs: lastFinish }) => {
-  const [first] = references;
-  if (first === undefined) return null;
-  const last = lastFinish === undefined ? '' : formatInstant(lastFinish);
-  if (references.length === 1) {
-    const at = last === '' ? '' : ` at ${last}`;
-    return { reason: 'runs-finished', message: `its only referencing run, ${first.kind} ${first.name}, finished${at}` };
-  }
-  const at = last === '' ? '' : `; last at ${last}`;
-  return { reason: 'runs-finished', message: `all ${references.length} referencing runs finished${at}` };
-};
-
-// --- Leftovers -----------------------------------------------------------------------------
-
-/** 1: `<prefix>/retain` on the leftover (either source), else on an owner run that still exists. */
-export const retainedOrOwnerRetained: Rule = (facts) => {
-  const own = retained(facts);
-  if (own !== null) return own;
-  const retain = facts.ownerRetain?.find((value) => value.value);
-  if (retain === undefined) return null;
-  return { reason: 'retained', message: `retained by ${retain.source} ${retain.key}="${retain.text}" on its owner ${retain.run.kind} ${retain.run.name}` };
-};
-
-/** 4: a run in the namespace links leftovers in a way that cannot be read: it may link this one. */
-export const unreadableLinks: Rule = ({ unreadableRuns }) => {
-  const [first, ...others] = unreadableRuns;
-  if (first === undefined) return null;
-  const problems = first.leftoverProblems;
-  const what =
-    problems === undefined
-      ? 'was read without its workspaces and annotations'
-      : `has workspaces or annotations of an unexpected shape (${problems.map((p) => `${p.field}: ${p.problem}`).join('; ')})`;
-  return {
-    reason: 'unreadable-run',
-    message: `${first.kind} ${first.name || '(unnamed)'} ${whereRun(first.namespace)} ${what}${andMore(others.length, 'unreadable run')}, so what it uses is unknown`,
-  };
-};
-
-/** 5: a claim a user bound to a run by name (`persistentVolumeClaim` workspace) is the user's, whoever made it. */
-export const userClaimed: Rule = ({ userClaims }) => {
-  const [first, ...others] = userClaims;
-  if (first === undefined) return null;
-  return {
-    reason: 'user-claimed',
-    message: `bound by name in a workspace of ${first.kind} ${first.name}, which is not its owner${andMore(others.length, 'such run')}`,
-  };
-};
-
-/** 6: a linked run that is active may still mount or read it. */
-export const linkedToActiveRun: Rule = ({ references }) => {
-  const [first, ...others] = references.filter((ref) => isActive(ref.state));
-  if (first === undefined) return null;
-  return {
-    reason: 'referenced-by-active-run',
-    message: `${linkPhrase(first)} active ${first.kind} ${first.name} (${first.state})${andMore(others.length, 'active run')}`,
-  };
-};
-
-/** 7: a Pod that has not finished uses it (no phase counts as active: it may still start). */
-export const inUseByPod: Rule = ({ holders }) => {
-  const [first, ...others] = holders.activePods;
-  if (first === undefined) return null;
-  return { reason: 'in-use-by-pod', message: `in use by Pod ${first.name} (${podPhase(first)})${andMore(others.length, 'active Pod')}` };
-};
-
-/** 8: a StatefulSet names the claim: it would mount it again on its next Pod. */
-export const inUseByStatefulSet: Rule = ({ holders }) => {
-  const [first, ...others] = holders.statefulSets;
-  if (first === undefined) return null;
-  return { reason: 'in-use-by-statefulset', message: `named by StatefulSet ${first.name}${andMore(others.length, 'StatefulSet')}` };
-};
-
-/** 12: every linked run that exists is finished (rule 6 kept every leftover an active run links). */
-export const linkedRunsFinished: Rule = ({ references, lastFinishMs }) => {
+/**
+ * PipelineResources 9, leftovers 12: every linked run that exists is finished (the active-run
+ * rule has kept every target an active run links).
+ */
+export const runsFinished: Rule = ({ references, lastFinishMs }) => {
   const existing = references.filter((ref) => ref.state !== 'gone');
   const [first] = existing;
   if (first === undefined) return null;
@@ -189,13 +146,18 @@ export const linkedRunsFinished: Rule = ({ references, lastFinishMs }) => {
   return { reason: 'runs-finished', message: `all ${existing.length} linked runs finished${at}` };
 };
 
-/** 13: its owner is no listed run (by uid, or by name for the label), and no other run links it. */
+/** Leftovers 13: its owner is no listed run (by uid, or by name for the label), and no other run links it. */
 export const ownerGone: Rule = ({ references }) => {
-  // Rule 12 has taken every leftover a run that exists links: what is left links only gone owners.
+  // The runs-finished rule has taken every leftover a run that exists links: what is left links only gone owners.
   const [first, ...others] = references.filter((ref) => ref.state === 'gone');
   if (first === undefined) return null;
   return { reason: 'owner-gone', message: `its owner ${first.kind} ${first.name} is gone${andMore(others.length, 'gone owner')} and no other run links it` };
 };
+
+/** The last row of every table: rules before it leave only targets no run links; a gone run leaves no trace. */
+export function unreferenced(): Verdict {
+  return { reason: 'unreferenced', message: 'no run links it' };
+}
 
 // --- Wording -------------------------------------------------------------------------------
 

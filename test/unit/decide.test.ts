@@ -55,7 +55,7 @@ const rows: readonly Row[] = [
     target: target('t', { labels: { [`${KEY}/retain`]: 'false' } }),
     action: 'delete',
     reason: 'unreferenced',
-    message: 'no run references it',
+    message: 'no run links it',
   },
   {
     row: 'rule 1: label or annotation: label "false", annotation "true" is retained by the annotation, with a warning',
@@ -100,14 +100,14 @@ const rows: readonly Row[] = [
     target: target('t', { labels: { [`${KEY}/retain`]: 'false' }, annotations: { [`${KEY}/retain`]: 'false' } }),
     action: 'delete',
     reason: 'unreferenced',
-    message: 'no run references it',
+    message: 'no run links it',
   },
   {
     row: 'rule 1: an annotation "false" alone does not retain',
     target: target('t', { annotations: { [`${KEY}/retain`]: 'false' } }),
     action: 'delete',
     reason: 'unreferenced',
-    message: 'no run references it',
+    message: 'no run links it',
   },
   {
     row: 'rule 1 before rule 5: retained even while an active run references it',
@@ -149,7 +149,7 @@ const rows: readonly Row[] = [
     namespace: { name: 'ci', labels: { [`${KEY}/retain`]: 'false' } },
     action: 'delete',
     reason: 'unreferenced',
-    message: 'no run references it',
+    message: 'no run links it',
   },
   {
     row: 'rule 2: a retain annotation on the namespace retains nothing: rule 2 reads its label only',
@@ -157,7 +157,7 @@ const rows: readonly Row[] = [
     namespace: annotatedNamespace,
     action: 'delete',
     reason: 'unreferenced',
-    message: 'no run references it',
+    message: 'no run links it',
   },
   {
     row: 'rule 2: another namespace retained does not retain this one',
@@ -165,7 +165,7 @@ const rows: readonly Row[] = [
     namespace: { name: 'prod', labels: { [`${KEY}/retain`]: 'true' } },
     action: 'delete',
     reason: 'unreferenced',
-    message: 'no run references it',
+    message: 'no run links it',
   },
   // 3: retention-invalid
   {
@@ -199,7 +199,7 @@ const rows: readonly Row[] = [
     runs: [run('odd-1', null, { kind: 'TaskRun' })],
     action: 'keep',
     reason: 'unreadable-run',
-    message: 'TaskRun odd-1 in namespace ci has references of an unexpected shape (spec.resources: expected an array, found a string), so what it names is unknown',
+    message: 'TaskRun odd-1 in namespace ci has fields of an unexpected shape (spec.resources: expected an array, found a string), so what it links is unknown',
   },
   {
     row: 'rule 4: several unreadable runs are counted',
@@ -207,7 +207,7 @@ const rows: readonly Row[] = [
     runs: [run('odd-1', null), run('odd-2', null), run('odd-3', null)],
     action: 'keep',
     reason: 'unreadable-run',
-    message: 'PipelineRun odd-1 in namespace ci has references of an unexpected shape (spec.resources: expected an array, found a string) and 2 more unreadable runs, so what it names is unknown',
+    message: 'PipelineRun odd-1 in namespace ci has fields of an unexpected shape (spec.resources: expected an array, found a string) and 2 more unreadable runs, so what it links is unknown',
   },
   {
     row: 'rule 4: an unreadable run in another namespace does not matter',
@@ -215,7 +215,7 @@ const rows: readonly Row[] = [
     runs: [run('odd-1', null, { namespace: 'other' })],
     action: 'delete',
     reason: 'unreferenced',
-    message: 'no run references it',
+    message: 'no run links it',
   },
   {
     row: 'rule 4: a run whose namespace cannot be read counts against every namespace',
@@ -223,7 +223,7 @@ const rows: readonly Row[] = [
     runs: [run('', null, { namespace: '', problems: [{ field: 'metadata.namespace', problem: 'expected a non-empty string, found a number' }] })],
     action: 'keep',
     reason: 'unreadable-run',
-    message: 'PipelineRun (unnamed) whose namespace cannot be read has references of an unexpected shape (metadata.namespace: expected a non-empty string, found a number), so what it names is unknown',
+    message: 'PipelineRun (unnamed) whose namespace cannot be read has fields of an unexpected shape (metadata.namespace: expected a non-empty string, found a number), so what it links is unknown',
   },
   {
     row: 'rule 4 before rule 5: an unreadable run wins over an active one',
@@ -231,7 +231,7 @@ const rows: readonly Row[] = [
     runs: [activeRun('build-1', ['t']), run('odd-1', null)],
     action: 'keep',
     reason: 'unreadable-run',
-    message: 'PipelineRun odd-1 in namespace ci has references of an unexpected shape (spec.resources: expected an array, found a string), so what it names is unknown',
+    message: 'PipelineRun odd-1 in namespace ci has fields of an unexpected shape (spec.resources: expected an array, found a string), so what it links is unknown',
   },
   // 5: referenced-by-active-run
   {
@@ -275,7 +275,7 @@ const rows: readonly Row[] = [
     runs: [activeRun('owner', [])],
     action: 'keep',
     reason: 'referenced-by-active-run',
-    message: 'referenced by active PipelineRun owner (running)',
+    message: 'owned by active PipelineRun owner (running)',
   },
   {
     row: 'rule 5: an active run in another namespace naming the same name is no reference',
@@ -283,7 +283,7 @@ const rows: readonly Row[] = [
     runs: [activeRun('build-1', ['t'], { namespace: 'other' })],
     action: 'delete',
     reason: 'unreferenced',
-    message: 'no run references it',
+    message: 'no run links it',
   },
   {
     row: 'rule 5: an active run naming another target is no reference',
@@ -291,7 +291,7 @@ const rows: readonly Row[] = [
     runs: [activeRun('build-1', ['t-other'])],
     action: 'delete',
     reason: 'unreferenced',
-    message: 'no run references it',
+    message: 'no run links it',
   },
   // 6: too-young
   {
@@ -306,7 +306,7 @@ const rows: readonly Row[] = [
     target: target('t', { createdAt: at(-HOUR) }),
     action: 'delete',
     reason: 'unreferenced',
-    message: 'no run references it',
+    message: 'no run links it',
   },
   {
     row: 'rule 6 boundary: one millisecond short of min age is too young',
@@ -335,7 +335,7 @@ const rows: readonly Row[] = [
     policy: { minAgeMs: 0 },
     action: 'delete',
     reason: 'unreferenced',
-    message: 'no run references it',
+    message: 'no run links it',
   },
   // 7: retain-until
   {
@@ -350,7 +350,7 @@ const rows: readonly Row[] = [
     target: target('t', { annotations: { [`${KEY}/retain-until`]: '2026-11-29T12:00:00Z' } }),
     action: 'delete',
     reason: 'unreferenced',
-    message: 'no run references it',
+    message: 'no run links it',
   },
   {
     row: 'rule 7: retain-until one second from now keeps',
@@ -365,7 +365,7 @@ const rows: readonly Row[] = [
     runs: [run('build-1', ['t'])],
     action: 'delete',
     reason: 'runs-finished',
-    message: `its only referencing run, PipelineRun build-1, finished at ${dayAgo}`,
+    message: `its only linked run, PipelineRun build-1 (by its spec), finished at ${dayAgo}`,
   },
   // 8: retain-for
   {
@@ -382,7 +382,7 @@ const rows: readonly Row[] = [
     runs: [run('build-1', ['t'])],
     action: 'delete',
     reason: 'runs-finished',
-    message: `its only referencing run, PipelineRun build-1, finished at ${dayAgo}`,
+    message: `its only linked run, PipelineRun build-1 (by its spec), finished at ${dayAgo}`,
   },
   {
     row: 'rule 8 boundary: retain-for exactly elapsed is no longer retained',
@@ -390,7 +390,7 @@ const rows: readonly Row[] = [
     runs: [run('build-1', ['t'])],
     action: 'delete',
     reason: 'runs-finished',
-    message: `its only referencing run, PipelineRun build-1, finished at ${dayAgo}`,
+    message: `its only linked run, PipelineRun build-1 (by its spec), finished at ${dayAgo}`,
   },
   {
     row: 'rule 8: no referencing run: counted from the creation time (3 days ago)',
@@ -415,7 +415,7 @@ const rows: readonly Row[] = [
     policy: { retainFor: { kind: 'forever' } },
     action: 'delete',
     reason: 'runs-finished',
-    message: `its only referencing run, PipelineRun build-1, finished at ${dayAgo}`,
+    message: `its only linked run, PipelineRun build-1 (by its spec), finished at ${dayAgo}`,
   },
   {
     row: 'rule 8: retain-for forever',
@@ -451,7 +451,7 @@ const rows: readonly Row[] = [
     ],
     action: 'delete',
     reason: 'runs-finished',
-    message: 'all 3 referencing runs finished; last at 2026-11-29T10:00:00Z',
+    message: 'all 3 linked runs finished; last at 2026-11-29T10:00:00Z',
   },
   {
     row: 'rule 9: a child TaskRun done while its PipelineRun is finished too',
@@ -459,7 +459,7 @@ const rows: readonly Row[] = [
     runs: [run('child', ['t'], { kind: 'TaskRun', parentPipelineRun: { name: 'parent', uid: 'uid-parent' } }), run('parent', [])],
     action: 'delete',
     reason: 'runs-finished',
-    message: `its only referencing run, TaskRun child, finished at ${dayAgo}`,
+    message: `its only linked run, TaskRun child (by its spec), finished at ${dayAgo}`,
   },
   {
     row: 'rule 9: a child TaskRun done whose PipelineRun is gone',
@@ -467,7 +467,7 @@ const rows: readonly Row[] = [
     runs: [run('child', ['t'], { kind: 'TaskRun', parentPipelineRun: { name: 'parent', uid: 'uid-parent' } })],
     action: 'delete',
     reason: 'runs-finished',
-    message: `its only referencing run, TaskRun child, finished at ${dayAgo}`,
+    message: `its only linked run, TaskRun child (by its spec), finished at ${dayAgo}`,
   },
   {
     row: 'rule 9: a running PipelineRun of the same name but another uid is not the parent (recreated)',
@@ -478,7 +478,7 @@ const rows: readonly Row[] = [
     ],
     action: 'delete',
     reason: 'runs-finished',
-    message: `its only referencing run, TaskRun child, finished at ${dayAgo}`,
+    message: `its only linked run, TaskRun child (by its spec), finished at ${dayAgo}`,
   },
   {
     row: 'rule 9: a finished owner (ownerReference) is a finished reference',
@@ -486,7 +486,7 @@ const rows: readonly Row[] = [
     runs: [run('owner', [])],
     action: 'delete',
     reason: 'runs-finished',
-    message: `its only referencing run, PipelineRun owner, finished at ${dayAgo}`,
+    message: `its only linked run, PipelineRun owner (its owner), finished at ${dayAgo}`,
   },
   // 10: unreferenced
   {
@@ -494,14 +494,14 @@ const rows: readonly Row[] = [
     target: target('t'),
     action: 'delete',
     reason: 'unreferenced',
-    message: 'no run references it',
+    message: 'no run links it',
   },
   {
     row: 'rule 10: an owner that is gone references nothing',
     target: target('t', { ownerReferences: [{ kind: 'PipelineRun', name: 'gone', uid: 'uid-gone', controller: true }] }),
     action: 'delete',
     reason: 'unreferenced',
-    message: 'no run references it',
+    message: 'no run links it',
   },
   {
     row: 'rule 10: an owner of the same name but another uid is gone',
@@ -509,7 +509,7 @@ const rows: readonly Row[] = [
     runs: [activeRun('owner', [])],
     action: 'delete',
     reason: 'unreferenced',
-    message: 'no run references it',
+    message: 'no run links it',
   },
   {
     row: 'rule 10: an owner uid that matches a run in another namespace is no owner (ownerReferences never cross namespaces)',
@@ -517,14 +517,14 @@ const rows: readonly Row[] = [
     runs: [activeRun('owner', [], { namespace: 'other' })],
     action: 'delete',
     reason: 'unreferenced',
-    message: 'no run references it',
+    message: 'no run links it',
   },
   {
     row: 'rule 10: an owner that is not a run (ConfigMap) references nothing',
     target: target('t', { ownerReferences: [{ kind: 'ConfigMap', name: 'c', uid: 'uid-c', controller: false }] }),
     action: 'delete',
     reason: 'unreferenced',
-    message: 'no run references it',
+    message: 'no run links it',
   },
 ];
 
@@ -574,8 +574,8 @@ describe('decide: the decisions as a whole', () => {
     const runs = [run('odd-b', null), run('odd-a', null, { kind: 'TaskRun' }), run('odd-a', null)];
     const messages = [runs, [...runs].reverse()].map((list) => decide({ targets: [target('t')], runs: list, namespaces: new Map() }, POLICY, NOW)[0]?.message);
     assert.deepEqual(messages, [
-      'PipelineRun odd-a in namespace ci has references of an unexpected shape (spec.resources: expected an array, found a string) and 2 more unreadable runs, so what it names is unknown',
-      'PipelineRun odd-a in namespace ci has references of an unexpected shape (spec.resources: expected an array, found a string) and 2 more unreadable runs, so what it names is unknown',
+      'PipelineRun odd-a in namespace ci has fields of an unexpected shape (spec.resources: expected an array, found a string) and 2 more unreadable runs, so what it links is unknown',
+      'PipelineRun odd-a in namespace ci has fields of an unexpected shape (spec.resources: expected an array, found a string) and 2 more unreadable runs, so what it links is unknown',
     ]);
   });
 
@@ -596,7 +596,7 @@ describe('buildGraph', () => {
   it('a child of an active parent in another namespace is not its child (ownerReferences never cross namespaces)', () => {
     const child = run('child', ['t'], { kind: 'TaskRun', parentPipelineRun: { name: 'parent', uid: 'uid-parent' } });
     const graph = buildGraph([child, activeRun('parent', [], { namespace: 'other' })]);
-    assert.equal(graph.referencingRuns(target('t'))[0]?.state, 'succeeded');
+    assert.equal(graph.links(target('t'), ['resource-binding', 'owner-reference']).linked[0]?.state, 'succeeded');
   });
 
   it('unreadable runs are per namespace, and runs of unknown namespace count everywhere', () => {

@@ -387,7 +387,7 @@ describe('redecide', () => {
     const a = again.find((decision) => decision.target.name === 'a');
     assert.equal(a?.action, 'delete');
     assert.deepEqual(a?.references.map((reference) => reference.name), ['another', 'old']);
-    assert.match(a?.message ?? '', /all 2 referencing runs finished/);
+    assert.match(a?.message ?? '', /all 2 linked runs finished/);
   });
 
   it('a delete becomes a keep when a fresh decision keeps it, and says it was seen on re-checking', () => {

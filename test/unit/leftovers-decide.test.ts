@@ -181,7 +181,7 @@ const rows: readonly Row[] = [
     runs: [owner, other, lrun('odd', { workspaces: null, leftoverProblems: [{ field: 'spec.workspaces', problem: 'expected an array, found a string' }] })],
     action: 'keep',
     reason: 'unreadable-run',
-    message: 'PipelineRun odd in namespace ci has workspaces or annotations of an unexpected shape (spec.workspaces: expected an array, found a string), so what it uses is unknown',
+    message: 'PipelineRun odd in namespace ci has fields of an unexpected shape (spec.workspaces: expected an array, found a string), so what it links is unknown',
   },
   {
     row: 'rule 4: a run read without the leftovers option links what nobody knows',
@@ -189,7 +189,7 @@ const rows: readonly Row[] = [
     runs: [run('plain', [])],
     action: 'keep',
     reason: 'unreadable-run',
-    message: 'PipelineRun plain in namespace ci was read without its workspaces and annotations, so what it uses is unknown',
+    message: 'PipelineRun plain in namespace ci was read without its workspaces and annotations, so what it links is unknown',
   },
   {
     row: 'rule 4: a run whose namespace cannot be read counts in every namespace',
@@ -197,7 +197,7 @@ const rows: readonly Row[] = [
     runs: [lrun('', { namespace: '', leftoverProblems: [{ field: 'metadata.namespace', problem: 'expected a non-empty string, found nothing' }] }), lrun('odd', { namespace: 'other', workspaces: null, leftoverProblems: [{ field: 'spec.workspaces', problem: 'x' }] })],
     action: 'keep',
     reason: 'unreadable-run',
-    message: 'PipelineRun (unnamed) whose namespace cannot be read has workspaces or annotations of an unexpected shape (metadata.namespace: expected a non-empty string, found nothing), so what it uses is unknown',
+    message: 'PipelineRun (unnamed) whose namespace cannot be read has fields of an unexpected shape (metadata.namespace: expected a non-empty string, found nothing), so what it links is unknown',
   },
   {
     row: 'rule 4: an unreadable run in another namespace does not keep it',
