@@ -15,7 +15,7 @@
  *   a silent override.
  * - `--help` and `--version` win over anything else on the command line.
  */
-import type { CollectorName } from './core/collectors.js';
+import { COLLECTOR_NAMES, COLLECTORS, type CollectorName } from './core/collectors.js';
 import type { Policy } from './core/types.js';
 import {
   FLAGS,
@@ -48,15 +48,9 @@ export interface TargetName {
   name: string;
 }
 
-/** The KIND words of `explain KIND/NAMESPACE/NAME`, each the collector of that kind; a bare NAMESPACE/NAME is a PipelineResource. */
-export const EXPLAIN_KINDS = {
-  pipelineresource: 'pipelineresources',
-  pvc: 'workspace-pvcs',
-  statefulset: 'affinity-assistants',
-  secret: 'pac-secrets',
-} as const satisfies Record<string, CollectorName>;
-export type ExplainKind = keyof typeof EXPLAIN_KINDS;
-const EXPLAIN_KIND_WORDS = Object.keys(EXPLAIN_KINDS) as ExplainKind[];
+/** The KIND words of `explain KIND/NAMESPACE/NAME`, each its collector's (collectors.ts); a bare NAMESPACE/NAME is a PipelineResource. */
+const EXPLAIN_KINDS: ReadonlyMap<string, CollectorName> = new Map(COLLECTOR_NAMES.map((name) => [COLLECTORS[name].explainWord, name]));
+export const EXPLAIN_KIND_WORDS: readonly string[] = [...EXPLAIN_KINDS.keys()];
 
 /** What the command line asks for. */
 export type Invocation =
@@ -152,15 +146,15 @@ function parseTargetName(text: string): TargetName {
   const parts = text.split('/');
   if (parts.length !== 3) {
     const [namespace = '', name = '', ...rest] = parts;
-    if (rest.length === 0 && parseNamespace(namespace).ok && isDnsSubdomain(name)) return { collector: EXPLAIN_KINDS.pipelineresource, namespace, name };
+    if (rest.length === 0 && parseNamespace(namespace).ok && isDnsSubdomain(name)) return { collector: 'pipelineresources', namespace, name };
     throw new ConfigError(`explain ${quote(text)}: expected NAMESPACE/NAME of a PipelineResource, such as ${EXPLAIN_EXAMPLE}`);
   }
   const [kind = '', namespace = '', name = ''] = parts;
-  const word = EXPLAIN_KIND_WORDS.find((candidate) => candidate === kind);
-  if (word === undefined) {
+  const collector = EXPLAIN_KINDS.get(kind);
+  if (collector === undefined) {
     throw new ConfigError(`explain ${quote(text)}: unknown kind ${quote(kind)}; expected KIND/NAMESPACE/NAME with KIND one of ${EXPLAIN_KIND_WORDS.join(', ')}, such as ${EXPLAIN_KIND_EXAMPLE}`);
   }
-  if (parseNamespace(namespace).ok && isDnsSubdomain(name)) return { collector: EXPLAIN_KINDS[word], namespace, name };
+  if (parseNamespace(namespace).ok && isDnsSubdomain(name)) return { collector, namespace, name };
   throw new ConfigError(`explain ${quote(text)}: expected KIND/NAMESPACE/NAME with a namespace and a name, such as ${EXPLAIN_KIND_EXAMPLE}`);
 }
 

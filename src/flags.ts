@@ -6,7 +6,7 @@
  * it (and docs/cli.md follows from --help), and harness/chart-flags.ts writes the chart's
  * mapping of values to flags from it (`npm run chart:flags`).
  */
-import { COLLECTOR_NAMES, DEFAULT_COLLECTORS, type CollectorName } from './core/collectors.js';
+import { COLLECTOR_NAMES, DEFAULT_COLLECTORS, collectorsHelp, type CollectorName } from './core/collectors.js';
 import type { RetentionDuration } from './core/types.js';
 import { formatDuration, parseDurationMs, parseRetentionDuration, type Parsed } from './core/retention.js';
 import { RETRY_WINDOW_MS } from './kube/http.js';
@@ -15,6 +15,9 @@ import { PROGRESS_MODES, type ProgressMode } from './progress.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './report/model.js';
 import { parseSchedule, parseTimeZone } from './schedule.js';
 import { isDnsSubdomain, parseSelector } from './selector.js';
+
+/** The longest line of a flag's help, as the hand-wrapped rows keep to. */
+const HELP_WIDTH = 90;
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -229,14 +232,9 @@ export const FLAGS = {
     default: DEFAULT_COLLECTORS,
     read: (from) => inDeleteOrder(from.list(parseCollector)),
     value: 'LIST',
-    help: [
-      'What to collect, comma-separated or repeated: pipelineresources (PipelineResources);',
-      "workspace-pvcs (PersistentVolumeClaims Tekton made for a run's workspaces or its affinity",
-      'assistant); affinity-assistants (their StatefulSets); pac-secrets (the pac-gitauth-*',
-      'Secrets of Pipelines-as-Code, read as metadata only, never their data). A leftover is',
-      'deleted once every run that links it is finished, or its owner run is gone. There is no',
-      'all: name each, so that no upgrade turns a new collector on. Each needs its own RBAC.',
-    ],
+    help: wrapped(
+      `What to collect, comma-separated or repeated: ${collectorsHelp()}. A target is deleted once no run that links it needs it any more (explain says why for one). There is no all: name each, so that no upgrade turns a new collector on. Each needs its own RBAC.`,
+    ),
     example: '--collect pipelineresources,workspace-pvcs',
     chart: { value: 'collect', as: 'arg' },
     commands: PASS,
@@ -685,6 +683,22 @@ function parseRequestTimeout(text: string): Parsed<number> {
   const parsed = parseDurationMs(text);
   if (parsed.ok && parsed.value >= 1_000 && parsed.value <= MAX_REQUEST_TIMEOUT_MS) return parsed;
   return expected('a duration from 1s to 1h, such as 30s, 2m or PT45S');
+}
+
+/** A paragraph of help as the lines `--help` prints: at most HELP_WIDTH characters each, broken between words. */
+function wrapped(text: string): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > HELP_WIDTH) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines;
 }
 
 const COLLECT_EXPECTED = `one or more of ${COLLECTOR_NAMES.join(', ')}, such as pipelineresources,workspace-pvcs`;

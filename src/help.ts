@@ -1,3 +1,4 @@
+import { EXPLAIN_KIND_WORDS } from './config.js';
 import { FLAG_NAMES, envVarName, flagSpec, shownDefault, type FlagName } from './flags.js';
 
 const INDENT = '      ';
@@ -11,11 +12,18 @@ function flagSection(flag: FlagName): string {
   return [heading, ...spec.help.map((line) => INDENT + line), `${INDENT}(env ${envVarName(flag)}; ${usage})`].join('\n');
 }
 
+/** The KIND words of explain, the default first: `pipelineresource (the default), pvc, ... or secret`. */
+function explainKindsHelp(): string {
+  const [first = '', ...others] = EXPLAIN_KIND_WORDS;
+  const last = others.pop();
+  return `${[`${first} (the default)`, ...others].join(', ')}${last === undefined ? '' : ` or ${last}`}`;
+}
+
 /** The --help text: usage, every flag with its variable and default, labels, exit codes, examples. */
 export function helpText(): string {
   return `tekton-resource-gc: deletes Tekton PipelineResources whose referencing runs are all
-finished or gone, and with --collect what runs leave behind: workspace PVCs, affinity-assistant
-StatefulSets and Pipelines-as-Code Secrets.
+finished or gone, and with --collect what runs leave behind (its collectors are listed under
+--collect below).
 
 Usage:
   tekton-resource-gc [run] [flags]
@@ -29,10 +37,11 @@ Usage:
 
   explain says what a pass would decide for one target now, and why: the rule, every run
   that links it, its retention labels and when they end, and when it would become
-  collectable if nothing changed. KIND is pipelineresource (the default), pvc, statefulset or
-  secret. It reads only that object, the runs (and Pods and StatefulSets) of its namespace
-  and the namespace, and takes the flags the decision depends on (--min-age, --retain-for,
-  --label-prefix, the scope), --output text or json, and the connection flags.
+  collectable if nothing changed. It reads only that object, the runs (and Pods and
+  StatefulSets) of its namespace and the namespace, and takes the flags the decision depends
+  on (--min-age, --retain-for, --label-prefix, the scope), --output text or json, and the
+  connection flags.
+  KIND is ${explainKindsHelp()}.
 
   apply makes one live pass from a plan that a dry run wrote with --plan-file: it deletes at
   most what the plan lists, each only if it is still the same object (uid and

@@ -56,6 +56,10 @@ export interface HeldBy {
 export interface Collector {
   name: CollectorName;
   kind: TargetKindName;
+  /** What it collects, as `--help` says it after its name, e.g. `(PipelineResources)`. */
+  describes: string;
+  /** The KIND word of `explain KIND/NAMESPACE/NAME`. */
+  explainWord: string;
   /** Where it is listed and deleted. */
   api: ApiKind;
   /** Listed as PartialObjectMetadataList, never as full objects (Secrets: their data is never read). */
@@ -102,6 +106,8 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
   pipelineresources: {
     name: 'pipelineresources',
     kind: 'PipelineResource',
+    describes: 'PipelineResources',
+    explainWord: 'pipelineresource',
     api: TARGET_KIND,
     metadataOnly: false,
     toRecord: toTargetRecord,
@@ -116,6 +122,8 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
   'affinity-assistants': {
     name: 'affinity-assistants',
     kind: 'StatefulSet',
+    describes: 'the StatefulSets of affinity assistants',
+    explainWord: 'statefulset',
     api: { group: 'apps', version: 'v1', plural: 'statefulsets', kind: 'StatefulSet' },
     metadataOnly: false,
     listLabelSelector: `${COMPONENT_LABEL}=${AFFINITY_ASSISTANT_COMPONENT}`,
@@ -132,6 +140,8 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
   'pac-secrets': {
     name: 'pac-secrets',
     kind: 'Secret',
+    describes: 'the pac-gitauth-* Secrets of Pipelines-as-Code, read as metadata only, never their data',
+    explainWord: 'secret',
     api: { group: '', version: 'v1', plural: 'secrets', kind: 'Secret' },
     metadataOnly: true,
     listLabelSelector: `${MANAGED_BY_LABEL} in (${PAC_MANAGED_BY.join(',')})`,
@@ -148,6 +158,8 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
   'workspace-pvcs': {
     name: 'workspace-pvcs',
     kind: 'PersistentVolumeClaim',
+    describes: "PersistentVolumeClaims Tekton made for a run's workspaces or its affinity assistant",
+    explainWord: 'pvc',
     api: { group: '', version: 'v1', plural: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim' },
     metadataOnly: false,
     toRecord: toClaimTarget,
@@ -169,6 +181,11 @@ export function collectorOf(kind: TargetKindName): Collector {
   // Every TargetKindName has an entry: collectors.test.ts checks it.
   if (collector === undefined) throw new Error(`no collector deletes ${kind}`);
   return collector;
+}
+
+/** Every collector by name with what it collects, in delete order: what `--help` says of `--collect`. */
+export function collectorsHelp(): string {
+  return COLLECTOR_NAMES.map((name) => `${name} (${COLLECTORS[name].describes})`).join('; ');
 }
 
 export function isCollectorName(name: string): name is CollectorName {

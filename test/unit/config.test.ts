@@ -617,9 +617,9 @@ describe('parseConfig: explain KIND/NAMESPACE/NAME', () => {
 
   const invalid: [string, string][] = [
     // A kind that is not one of the four, the valid ones named.
-    ['pod/ci/x', 'explain "pod/ci/x": unknown kind "pod"; expected KIND/NAMESPACE/NAME with KIND one of pipelineresource, pvc, statefulset, secret, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
+    ['pod/ci/x', 'explain "pod/ci/x": unknown kind "pod"; expected KIND/NAMESPACE/NAME with KIND one of pipelineresource, statefulset, secret, pvc, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
     // kubectl's plural is not one of them either.
-    ['pvcs/ci/x', 'explain "pvcs/ci/x": unknown kind "pvcs"; expected KIND/NAMESPACE/NAME with KIND one of pipelineresource, pvc, statefulset, secret, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
+    ['pvcs/ci/x', 'explain "pvcs/ci/x": unknown kind "pvcs"; expected KIND/NAMESPACE/NAME with KIND one of pipelineresource, statefulset, secret, pvc, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
     // A known kind with a namespace that is not a name.
     ['pvc/Ci/x', 'explain "pvc/Ci/x": expected KIND/NAMESPACE/NAME with a namespace and a name, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
     ['secret/ci/', 'explain "secret/ci/": expected KIND/NAMESPACE/NAME with a namespace and a name, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
