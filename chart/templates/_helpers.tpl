@@ -213,7 +213,7 @@ The collectors, in the collector's order (its delete order), as values.schema.js
 collectorName lists them.
 */}}
 {{- define "tekton-resource-gc.collectorNames" -}}
-{{- toJson (list "pipelineresources" "affinity-assistants" "pac-secrets" "workspace-pvcs") }}
+{{- toJson (list "pipelineresources" "affinity-assistants" "pac-secrets" "workspace-pvcs" "resolution-requests") }}
 {{- end }}
 
 {{/*
@@ -397,6 +397,12 @@ changes nothing else but the Events it creates when `events` is on.
 # grant their data too: prefer named namespaces.
 - apiGroups: [""]
   resources: ["secrets"]
+  verbs: ["get", "list"{{ if $live }}, "delete"{{ end }}]
+{{- end }}
+{{- if has "resolution-requests" $collect }}
+# resolution-requests: listed as metadata only; their resolved data is never read.
+- apiGroups: ["resolution.tekton.dev"]
+  resources: ["resolutionrequests"]
   verbs: ["get", "list"{{ if $live }}, "delete"{{ end }}]
 {{- end }}
 {{- if or (has "workspace-pvcs" $collect) (has "pac-secrets" $collect) }}

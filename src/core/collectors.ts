@@ -7,14 +7,15 @@
  */
 import type { Rule } from './facts.js';
 import { TARGET_KIND, type ApiKind } from './kinds.js';
-import { AFFINITY_ASSISTANT_COMPONENT, COMPONENT_LABEL, MANAGED_BY_LABEL, PAC_MANAGED_BY } from './labels.js';
-import { toClaimTarget, toPacSecretTarget, toStatefulSetTarget } from './markers.js';
+import { AFFINITY_ASSISTANT_COMPONENT, COMPONENT_LABEL, MANAGED_BY_LABEL, PAC_MANAGED_BY, RESOLVER_TYPE_LABEL } from './labels.js';
+import { toClaimTarget, toPacSecretTarget, toResolutionRequestTarget, toStatefulSetTarget } from './markers.js';
 import {
   inUseByPod,
   inUseByStatefulSet,
   namespaceRetained,
   ownerGone,
   referencedByActiveRun,
+  resolutionStored,
   retained,
   retainFor,
   retainUntil,
@@ -25,12 +26,12 @@ import {
   userClaimed,
 } from './rules.js';
 import { toTargetRecord } from './runs.js';
-import { LEFTOVER_REASONS, REASONS, type Reason, type TargetKindName, type TargetRecord } from './types.js';
+import { LEFTOVER_REASONS, REASONS, RESOLUTION_REASONS, type Reason, type TargetKindName, type TargetRecord } from './types.js';
 
 export type { TargetKindName } from './types.js';
 
 /** Every collector, in the order a pass deletes: a StatefulSet before the claim it names. */
-export const COLLECTOR_NAMES = ['pipelineresources', 'affinity-assistants', 'pac-secrets', 'workspace-pvcs'] as const;
+export const COLLECTOR_NAMES = ['pipelineresources', 'affinity-assistants', 'pac-secrets', 'workspace-pvcs', 'resolution-requests'] as const;
 export type CollectorName = (typeof COLLECTOR_NAMES)[number];
 
 /** The collectors a pass runs when `--collect` is not given: PipelineResources only, as before leftovers existed. */
@@ -80,6 +81,11 @@ export interface Collector {
    * PipelineResource's gone owner leaves no trace.
    */
   ownerRun: boolean;
+  /**
+   * Whether an owner run that stored what it resolved through a target releases it before it
+   * finishes (a ResolutionRequest's, resolution.ts): its runs' `releasedRequest` is read.
+   */
+  releasedByStoredSpec: boolean;
   /** Which run problems make its targets' namespace unreadable: PipelineResource references, or leftover links. */
   runProblems: 'references' | 'links';
   heldBy: HeldBy;
@@ -115,6 +121,7 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
     table: REASONS,
     links: ['resource-binding', 'owner-reference'],
     ownerRun: false,
+    releasedByStoredSpec: false,
     runProblems: 'references',
     heldBy: {},
     reads: reads({}),
@@ -133,6 +140,7 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
     table: LEFTOVER_TABLE,
     links: ['owner-reference', 'pipelinerun-label'],
     ownerRun: true,
+    releasedByStoredSpec: false,
     runProblems: 'links',
     heldBy: {},
     reads: reads({}),
@@ -151,6 +159,7 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
     table: LEFTOVER_TABLE,
     links: ['owner-reference', 'git-auth-annotation', 'secret-workspace'],
     ownerRun: true,
+    releasedByStoredSpec: false,
     runProblems: 'links',
     heldBy: SECRET_HELD_BY,
     reads: reads(SECRET_HELD_BY),
@@ -167,9 +176,30 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
     table: LEFTOVER_TABLE,
     links: ['owner-reference', 'pipelinerun-label', 'claim-workspace'],
     ownerRun: true,
+    releasedByStoredSpec: false,
     runProblems: 'links',
     heldBy: CLAIM_HELD_BY,
     reads: reads(CLAIM_HELD_BY),
+  },
+  'resolution-requests': {
+    name: 'resolution-requests',
+    kind: 'ResolutionRequest',
+    describes: 'the ResolutionRequests of remote pipelineRefs, taskRefs and StepActions, read as metadata only',
+    explainWord: 'resolutionrequest',
+    api: { group: 'resolution.tekton.dev', version: 'v1beta1', plural: 'resolutionrequests', kind: 'ResolutionRequest' },
+    // Its status.data is the whole resolved YAML: never listed.
+    metadataOnly: true,
+    listLabelSelector: RESOLVER_TYPE_LABEL,
+    toRecord: toResolutionRequestTarget,
+    // Only the run that asked holds a request: no claim, no Pod, no StatefulSet.
+    rules: [...LEFTOVER_KEEPS, referencedByActiveRun, tooYoung, retainUntil, retainFor, resolutionStored, runsFinished, ownerGone],
+    table: RESOLUTION_REASONS,
+    links: ['owner-reference'],
+    ownerRun: true,
+    releasedByStoredSpec: true,
+    runProblems: 'links',
+    heldBy: {},
+    reads: reads({}),
   },
 };
 

@@ -111,6 +111,7 @@ function gatherFacts(target: TargetRecord, collector: Collector, pass: Pass): Ta
     references: links.references,
     unreadableRuns: unreadableRuns(target.namespace, collector, pass.graph),
     userClaims: links.userClaims,
+    releasedBy: links.releasedBy,
     holders,
     warnings: [...retention.warnings, ...namespaceWarnings.map((w) => `namespace ${target.namespace}: ${w}`), ...releasedWarnings],
   };
@@ -127,13 +128,16 @@ function gatherLinks(
   collector: Collector,
   graph: ReferenceGraph,
   retainKey: string,
-): { references: readonly ReferenceView[]; userClaims: readonly ReferenceView[]; ownerRetain?: readonly OwnerRetain[] } {
+): { references: readonly ReferenceView[]; userClaims: readonly ReferenceView[]; ownerRetain?: readonly OwnerRetain[]; releasedBy: readonly ReferenceView[] } {
   const links = graph.links(target, collector.links);
-  if (!collector.ownerRun) return { references: links.linked, userClaims: links.userClaims };
+  if (!collector.ownerRun) return { references: links.linked, userClaims: links.userClaims, releasedBy: EMPTY_LIST };
+  // An owner that stored what it resolved through this request (resolution.ts) reads it no more.
+  const releasing = collector.releasedByStoredSpec ? links.ownerRuns.filter((run) => run.releasedRequest === target.name) : [];
   return {
     references: [...links.linked, ...links.goneOwners].sort((a, b) => compareText(a.kind, b.kind) || compareText(a.name, b.name)),
     userClaims: links.userClaims,
     ownerRetain: links.ownerRuns.flatMap((run) => retainValues(run.retain ?? NO_LABELS, retainKey).map((value) => ({ ...value, run }))),
+    releasedBy: links.linked.filter((ref) => releasing.some((run) => run.kind === ref.kind && run.name === ref.name)),
   };
 }
 
@@ -181,6 +185,7 @@ export function actionFor(reason: Reason): Action {
     case 'retain-until':
     case 'retain-for':
       return 'keep';
+    case 'resolution-stored':
     case 'runs-finished':
     case 'owner-gone':
     case 'unreferenced':

@@ -81,6 +81,11 @@ export interface TargetFacts extends DecisionFacts {
   unreadableRuns: readonly UnreadableRun[];
   /** Leftovers' rule 5: runs other than the owner or the owner's child TaskRuns that name the claim in a workspace. */
   userClaims: readonly ReferenceView[];
+  /**
+   * Linked runs that stored what they resolved through this target and read it no more (a
+   * ResolutionRequest's owner, resolution.ts); empty for every other kind.
+   */
+  releasedBy: readonly ReferenceView[];
   /** Leftovers' rules 7 and 8; empty for a kind nothing holds. */
   holders: HolderFacts;
   warnings: readonly string[];

@@ -20,5 +20,8 @@ export const PAC_MANAGED_BY: readonly string[] = ['pipelinesascode.tekton.dev', 
 /** Pipelines-as-Code names each run's Secret `pac-gitauth-` and random letters (0.7.0 on; earlier names were per repository). */
 export const PAC_SECRET_PREFIX = 'pac-gitauth-';
 
+/** Tekton's ResolutionRequests carry the resolver that serves them as this label; its value begins their name. */
+export const RESOLVER_TYPE_LABEL = 'resolution.tekton.dev/type';
+
 /** The group of Tekton's runs: an ownerReference elsewhere (`example.com/v1`) is no run, whatever its kind. */
 export const TEKTON_GROUP = 'tekton.dev';

@@ -11,7 +11,7 @@
  * (as for PipelineResources).
  */
 import { RUN_KIND_NAMES } from './kinds.js';
-import { AFFINITY_ASSISTANT_COMPONENT, AFFINITY_ASSISTANT_PREFIX, COMPONENT_LABEL, INSTANCE_LABEL, MANAGED_BY_LABEL, PAC_MANAGED_BY, PAC_SECRET_PREFIX, PIPELINE_RUN_LABEL, TEKTON_GROUP } from './labels.js';
+import { AFFINITY_ASSISTANT_COMPONENT, AFFINITY_ASSISTANT_PREFIX, COMPONENT_LABEL, INSTANCE_LABEL, MANAGED_BY_LABEL, PAC_MANAGED_BY, PAC_SECRET_PREFIX, PIPELINE_RUN_LABEL, RESOLVER_TYPE_LABEL, TEKTON_GROUP } from './labels.js';
 import { parseQuantityBytes } from './quantity.js';
 import { describeValue, isRecord } from './refs.js';
 import { isRetentionKey, readOwnerReferences, requiredMetadata, requiredString, shown, stringMap, UnreadableObjectError } from './runs.js';
@@ -109,6 +109,16 @@ function pacSecretMarker(read: ReadObject): LeftoverMarker | undefined {
   const managedBy = read.labels[MANAGED_BY_LABEL];
   const marked = managedBy !== undefined && PAC_MANAGED_BY.includes(managedBy) && read.name.startsWith(PAC_SECRET_PREFIX) && read.name.length > PAC_SECRET_PREFIX.length;
   return marked ? 'pac-secret' : undefined;
+}
+
+/**
+ * The marker of a ResolutionRequest: the resolver label Tekton sets on every request, and an
+ * ownerReference to a tekton.dev run (the run that asked for it; a request someone made by
+ * hand, or another controller's, has none and is not ours).
+ */
+function resolutionRequestMarker(read: ReadObject): LeftoverMarker | undefined {
+  const resolver = read.labels[RESOLVER_TYPE_LABEL];
+  return resolver !== undefined && resolver !== '' && read.ownerReferences.some(isTektonRun) ? 'resolution-request' : undefined;
 }
 
 /** The record of a read object its marker made a target; throws when any of it could not be read. */
@@ -211,4 +221,12 @@ export function valueAt(obj: unknown, path: readonly string[]): unknown {
     current = current[key];
   }
   return current;
+}
+
+/** A ResolutionRequest a run owns (resolution-requests), or null. Reads metadata only: it is listed as metadata, its resolved data never read. */
+export function toResolutionRequestTarget(obj: unknown): TargetRecord | null {
+  const read = readObject(obj, 'ResolutionRequest');
+  const marker = resolutionRequestMarker(read);
+  if (marker === undefined) return unmarked(read);
+  return toLeftoverRecord(read, { marker });
 }

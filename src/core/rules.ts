@@ -67,9 +67,12 @@ export const userClaimed: Rule = ({ userClaims }) => {
   };
 };
 
-/** PipelineResources 5, leftovers 6: an active run that links the target resolves, mounts or reads it again. */
-export const referencedByActiveRun: Rule = ({ references }) => {
-  const [first, ...others] = references.filter((ref) => isActive(ref.state));
+/**
+ * PipelineResources 5, leftovers 6, ResolutionRequests 5: an active run that links the target
+ * resolves, mounts or reads it again, unless it has stored what it resolved through it.
+ */
+export const referencedByActiveRun: Rule = ({ references, releasedBy }) => {
+  const [first, ...others] = references.filter((ref) => isActive(ref.state) && !releasedBy.includes(ref));
   if (first === undefined) return null;
   return {
     reason: 'referenced-by-active-run',
@@ -130,7 +133,22 @@ export const retainFor: Rule = ({ retainFor: setting, ends, nowMs, lastFinishMs,
 };
 
 /**
- * PipelineResources 9, leftovers 12: every linked run that exists is finished (the active-run
+ * ResolutionRequests 9: an active owner stored what it resolved through the request (its
+ * pipeline or task spec, in its status) and never reads it again; every other run that links
+ * it is finished or gone (the active-run rule has kept every request an active run still reads).
+ */
+export const resolutionStored: Rule = ({ releasedBy }) => {
+  const [first, ...others] = releasedBy.filter((ref) => isActive(ref.state));
+  if (first === undefined) return null;
+  const stored = first.kind === 'PipelineRun' ? 'status.pipelineSpec' : 'status.taskSpec';
+  return {
+    reason: 'resolution-stored',
+    message: `its owner ${first.kind} ${first.name} (${first.state}) stored what it resolved in ${stored} and reads it no more${andMore(others.length, 'such run')}`,
+  };
+};
+
+/**
+ * PipelineResources 9, leftovers 12, ResolutionRequests 10: every linked run that exists is finished (the active-run
  * rule has kept every target an active run links).
  */
 export const runsFinished: Rule = ({ references, lastFinishMs }) => {

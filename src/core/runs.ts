@@ -13,6 +13,7 @@ import { RUN_KINDS } from './kinds.js';
 import { describeValue, extractReferences, isRecord } from './refs.js';
 import { isRetentionKey, parseTimestampMs } from './retention.js';
 import { readLeftoverLinks } from './runlinks.js';
+import { releasedRequestName } from './resolution.js';
 
 export { isRetentionKey } from './retention.js';
 import { EMPTY_LIST, type LinkState, type NamespaceRecord, type OwnerRef, type ReadProblem, type RunKindName, type RunRecord, type RunState, type TargetRecord } from './types.js';
@@ -157,6 +158,8 @@ export function toRunRecord(obj: unknown, kind: RunKindName, options: RunReadOpt
   const state = ownerProblems.length > 0 ? 'running' : stateReading.state;
   const allProblems = [...problems, ...ownerProblems, ...stateReading.problems, ...references.problems];
   const names = references.references;
+  // Only a run that is, or through its parent may be, active can release a request early.
+  const releasedRequest = leftovers !== undefined && (isActive(state) || parent !== undefined) ? releasedRequestName(obj, kind, identity) : undefined;
   return {
     kind,
     ...identity,
@@ -166,6 +169,7 @@ export function toRunRecord(obj: unknown, kind: RunKindName, options: RunReadOpt
     ...(parent !== undefined && { parentPipelineRun: parent }),
     problems: allProblems.length === 0 ? EMPTY_LIST : allProblems,
     ...leftovers,
+    ...(releasedRequest !== undefined && { releasedRequest: strings === undefined ? releasedRequest : strings(releasedRequest) }),
   };
 }
 

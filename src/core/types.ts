@@ -11,7 +11,7 @@ export type RunState = 'pending' | 'running' | 'succeeded' | 'failed' | 'cancell
 export type RunKindName = 'PipelineRun' | 'TaskRun';
 
 /** The kinds of object the collectors delete, one collector each (collectors.ts). */
-export type TargetKindName = 'PipelineResource' | 'StatefulSet' | 'Secret' | 'PersistentVolumeClaim';
+export type TargetKindName = 'PipelineResource' | 'StatefulSet' | 'Secret' | 'PersistentVolumeClaim' | 'ResolutionRequest';
 
 /** An ownerReference, reduced to what identifies the owner. */
 export interface OwnerRef {
@@ -31,9 +31,10 @@ export interface ReadProblem {
 
 /**
  * Which marker made a leftover a target (docs/spec.md, "Leftovers"): a claim owned by a run,
- * an affinity-assistant claim, an affinity-assistant StatefulSet, a Pipelines-as-Code Secret.
+ * an affinity-assistant claim, an affinity-assistant StatefulSet, a Pipelines-as-Code Secret,
+ * a ResolutionRequest a run owns.
  */
-export type LeftoverMarker = 'owned' | 'affinity-assistant' | 'statefulset' | 'pac-secret';
+export type LeftoverMarker = 'owned' | 'affinity-assistant' | 'statefulset' | 'pac-secret' | 'resolution-request';
 
 /** What the leftover rules read of a target beyond its metadata, checked when it was read. */
 export interface LeftoverTarget {
@@ -116,6 +117,12 @@ export interface RunRecord {
    * Absent: the run was read without the leftovers option, so what it links is unknown too.
    */
   leftoverProblems?: readonly ReadProblem[];
+  /**
+   * The ResolutionRequest through which the run resolved its own pipelineRef or taskRef, by
+   * name, once it has stored what it resolved in its status and will not read it again
+   * (resolution.ts). Read with the leftovers' links, for runs that are or may be active only.
+   */
+  releasedRequest?: string;
 }
 
 /** A Pod, as what may use a claim or a Secret (rule 7 of the leftovers). */
@@ -168,10 +175,11 @@ export const REASONS: readonly Reason[] = [
 ];
 
 /**
- * Reason codes of the leftovers' decision table (docs/spec.md, "Leftovers"), in rule order:
- * the PipelineResources' codes in their order, and four more.
+ * Every reason code, in one order that keeps each table's (the leftovers' holds the
+ * PipelineResources', the ResolutionRequests' is the leftovers' less the holders and with
+ * `resolution-stored`): for counts and listings across kinds.
  */
-export const LEFTOVER_REASONS = [
+export const ALL_REASONS = [
   'retained',
   'namespace-retained',
   'retention-invalid',
@@ -183,15 +191,19 @@ export const LEFTOVER_REASONS = [
   'too-young',
   'retain-until',
   'retain-for',
+  'resolution-stored',
   'runs-finished',
   'owner-gone',
   'unreferenced',
 ] as const;
 
-/** Every reason code, in one order that keeps each table's (the leftovers' holds the PipelineResources'): for counts and listings across kinds. */
-export const ALL_REASONS: readonly Reason[] = LEFTOVER_REASONS;
+export type Reason = (typeof ALL_REASONS)[number];
 
-export type Reason = (typeof LEFTOVER_REASONS)[number];
+/** Reason codes of the leftovers' decision table (docs/spec.md, "Leftovers"), in rule order: the PipelineResources' codes in their order, and four more. */
+export const LEFTOVER_REASONS: readonly Reason[] = ALL_REASONS.filter((reason) => reason !== 'resolution-stored');
+
+/** Reason codes of the ResolutionRequests' table (docs/spec.md, "ResolutionRequests"), in rule order: nothing but a run holds a request, and a run that stored what it resolved releases it. */
+export const RESOLUTION_REASONS: readonly Reason[] = ALL_REASONS.filter((reason) => reason !== 'user-claimed' && reason !== 'in-use-by-pod' && reason !== 'in-use-by-statefulset');
 
 export type Action = 'keep' | 'delete';
 

@@ -166,7 +166,7 @@ describe('explain', () => {
     assert.deepEqual(document.decision, { action: 'keep', reason: 'referenced-by-active-run', rule: 5, message: 'referenced by active PipelineRun build-active (running)' });
     assert.deepEqual(document.references.map((ref) => `${ref.name} ${ref.state}`), ['build-active running']);
     assert.deepEqual(document.scope, { inScope: false, why: 'its labels do not match --selector "team=none"' });
-    assert.deepEqual(document.collectable, { when: 'never', until: 'every run that references it has finished' });
+    assert.deepEqual(document.collectable, { when: 'never', until: 'every run that links it has finished, or no longer reads it' });
 
     const missing = await runCli(kube(['explain', `${ns}/nope`]));
     assert.equal(missing.code, 1);

@@ -124,6 +124,7 @@ describe('RBAC per collector: rules only for the collectors on', () => {
     'workspace-pvcs': [NAMESPACES, ' persistentvolumeclaims [] get,list,delete', ' pods [] list', 'apps statefulsets [] list', EVENTS, RUNS],
     'affinity-assistants': [NAMESPACES, 'apps statefulsets [] get,list,delete', EVENTS, RUNS],
     'pac-secrets': [NAMESPACES, ' pods [] list', ' secrets [] get,list,delete', EVENTS, RUNS],
+    'resolution-requests': [NAMESPACES, EVENTS, 'resolution.tekton.dev resolutionrequests [] get,list,delete', RUNS],
   };
 
   for (const [collector, expected] of Object.entries(ALONE)) {
@@ -132,14 +133,15 @@ describe('RBAC per collector: rules only for the collectors on', () => {
     });
   }
 
-  it('all four at once: the union, StatefulSets once with the verbs of affinity-assistants', async () => {
-    assert.deepEqual(await clusterRules({ ...LIVE, collect: ['pipelineresources', 'affinity-assistants', 'pac-secrets', 'workspace-pvcs'] }), [
+  it('all five at once: the union, StatefulSets once with the verbs of affinity-assistants', async () => {
+    assert.deepEqual(await clusterRules({ ...LIVE, collect: ['pipelineresources', 'affinity-assistants', 'pac-secrets', 'workspace-pvcs', 'resolution-requests'] }), [
       NAMESPACES,
       ' persistentvolumeclaims [] get,list,delete',
       ' pods [] list',
       ' secrets [] get,list,delete',
       'apps statefulsets [] get,list,delete',
       EVENTS,
+      'resolution.tekton.dev resolutionrequests [] get,list,delete',
       'tekton.dev pipelineresources [] get,list,delete',
       RUNS,
     ]);
@@ -262,7 +264,7 @@ describe('bad collector values fail the render, each in one line that says what 
     return exit.stderr;
   }
 
-  const VALID = "'pipelineresources', 'affinity-assistants', 'pac-secrets', 'workspace-pvcs'";
+  const VALID = "'pipelineresources', 'affinity-assistants', 'pac-secrets', 'workspace-pvcs', 'resolution-requests'";
 
   // The schema's checks: Helm names the value's path and what it takes, on one line.
   const SCHEMA: { why: string; values: Values; line: RegExp }[] = [

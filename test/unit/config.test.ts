@@ -284,9 +284,9 @@ const GROUPING_EXPECTED = 'expected NAME=VALUE labels, such as instance=ci-gc,cl
 const GATEWAY_PATH_REFUSED = (base: string): string =>
   `its path holds a grouping key (/metrics/…), which the collector writes itself; give the gateway's address and the labels apart, such as --pushgateway-url ${base} --pushgateway-grouping instance=ci-gc`;
 
-const COLLECT_EXPECTED = 'expected one or more of pipelineresources, affinity-assistants, pac-secrets, workspace-pvcs, such as pipelineresources,workspace-pvcs';
-const NO_ALL = 'there is no all, so that no upgrade turns a new collector on; name each, one or more of pipelineresources, affinity-assistants, pac-secrets, workspace-pvcs, such as pipelineresources,workspace-pvcs';
-const CAP_COLLECTOR_EXPECTED = 'expected COLLECTOR=N with COLLECTOR one of pipelineresources, affinity-assistants, pac-secrets, workspace-pvcs, such as workspace-pvcs=200,pac-secrets=500';
+const COLLECT_EXPECTED = 'expected one or more of pipelineresources, affinity-assistants, pac-secrets, workspace-pvcs, resolution-requests, such as pipelineresources,workspace-pvcs';
+const NO_ALL = 'there is no all, so that no upgrade turns a new collector on; name each, one or more of pipelineresources, affinity-assistants, pac-secrets, workspace-pvcs, resolution-requests, such as pipelineresources,workspace-pvcs';
+const CAP_COLLECTOR_EXPECTED = 'expected COLLECTOR=N with COLLECTOR one of pipelineresources, affinity-assistants, pac-secrets, workspace-pvcs, resolution-requests, such as workspace-pvcs=200,pac-secrets=500';
 const CAP_NUMBER_EXPECTED = 'expected COLLECTOR=N with N a whole number of 0 or more, such as workspace-pvcs=200,pac-secrets=500';
 
 const SCHEDULE_EXPECTED = 'expected five cron fields such as "17 * * * *" or "0 3 * * MON-FRI", or @hourly, @daily, @weekly, @monthly, @yearly, @every 6h';
@@ -617,9 +617,9 @@ describe('parseConfig: explain KIND/NAMESPACE/NAME', () => {
 
   const invalid: [string, string][] = [
     // A kind that is not one of the four, the valid ones named.
-    ['pod/ci/x', 'explain "pod/ci/x": unknown kind "pod"; expected KIND/NAMESPACE/NAME with KIND one of pipelineresource, statefulset, secret, pvc, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
+    ['pod/ci/x', 'explain "pod/ci/x": unknown kind "pod"; expected KIND/NAMESPACE/NAME with KIND one of pipelineresource, statefulset, secret, pvc, resolutionrequest, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
     // kubectl's plural is not one of them either.
-    ['pvcs/ci/x', 'explain "pvcs/ci/x": unknown kind "pvcs"; expected KIND/NAMESPACE/NAME with KIND one of pipelineresource, statefulset, secret, pvc, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
+    ['pvcs/ci/x', 'explain "pvcs/ci/x": unknown kind "pvcs"; expected KIND/NAMESPACE/NAME with KIND one of pipelineresource, statefulset, secret, pvc, resolutionrequest, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
     // A known kind with a namespace that is not a name.
     ['pvc/Ci/x', 'explain "pvc/Ci/x": expected KIND/NAMESPACE/NAME with a namespace and a name, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
     ['secret/ci/', 'explain "secret/ci/": expected KIND/NAMESPACE/NAME with a namespace and a name, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],

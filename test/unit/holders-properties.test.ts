@@ -115,6 +115,7 @@ function viewOf(collect: readonly CollectorName[], objects: Objects): ClusterVie
     'affinity-assistants': objects.statefulSets,
     'pac-secrets': objects.secrets,
     'workspace-pvcs': objects.claims,
+    'resolution-requests': [],
   };
   const targets: TargetRecord[] = [];
   for (const collector of on) {

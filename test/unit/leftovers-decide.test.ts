@@ -15,6 +15,7 @@ import {
   ALL_REASONS,
   LEFTOVER_REASONS,
   REASONS,
+  RESOLUTION_REASONS,
   type Action,
   type ClusterView,
   type Decision,
@@ -864,7 +865,7 @@ describe('explain for leftovers', () => {
 
 describe('the collectors, as data', () => {
   it('one collector per kind, in delete order: a StatefulSet before the claims it names', () => {
-    const kinds: TargetKindName[] = ['PipelineResource', 'StatefulSet', 'Secret', 'PersistentVolumeClaim'];
+    const kinds: TargetKindName[] = ['PipelineResource', 'StatefulSet', 'Secret', 'PersistentVolumeClaim', 'ResolutionRequest'];
     assert.deepEqual(COLLECTOR_NAMES.map((name) => COLLECTORS[name].kind), kinds);
     for (const kind of kinds) assert.equal(collectorOf(kind).kind, kind);
     assert.ok(COLLECTOR_NAMES.indexOf('affinity-assistants') < COLLECTOR_NAMES.indexOf('workspace-pvcs'));
@@ -875,6 +876,7 @@ describe('the collectors, as data', () => {
     assert.deepEqual(COLLECTORS['pac-secrets'].reads, { pods: true, statefulSets: false });
     assert.deepEqual(COLLECTORS['affinity-assistants'].reads, { pods: false, statefulSets: false });
     assert.deepEqual(COLLECTORS.pipelineresources.reads, { pods: false, statefulSets: false });
+    assert.deepEqual(COLLECTORS['resolution-requests'].reads, { pods: false, statefulSets: false });
   });
 
   it('the PipelineResources’ table is the leftovers’ without the four new rows, in the same order; ALL_REASONS holds every code once', () => {
@@ -883,6 +885,19 @@ describe('the collectors, as data', () => {
       [...REASONS],
     );
     assert.deepEqual(LEFTOVER_REASONS.filter((reason) => !REASONS.includes(reason)), ['user-claimed', 'in-use-by-pod', 'in-use-by-statefulset', 'owner-gone']);
-    assert.equal(new Set(ALL_REASONS).size, 14);
+    assert.equal(new Set(ALL_REASONS).size, 15);
+    assert.deepEqual(ALL_REASONS.filter((reason) => !LEFTOVER_REASONS.includes(reason)), ['resolution-stored']);
+  });
+
+  it('the ResolutionRequests’ table is the leftovers’ without the holders’ rows, and resolution-stored before runs-finished', () => {
+    assert.deepEqual(
+      RESOLUTION_REASONS.filter((reason) => reason !== 'resolution-stored'),
+      LEFTOVER_REASONS.filter((reason) => !['user-claimed', 'in-use-by-pod', 'in-use-by-statefulset'].includes(reason)),
+    );
+    assert.equal(RESOLUTION_REASONS.indexOf('resolution-stored') + 1, RESOLUTION_REASONS.indexOf('runs-finished'));
+    assert.deepEqual(
+      COLLECTORS['resolution-requests'].rules.map((rule) => rule.name),
+      ['retained', 'namespaceRetained', 'retentionInvalid', 'unreadableRun', 'referencedByActiveRun', 'tooYoung', 'retainUntil', 'retainFor', 'resolutionStored', 'runsFinished', 'ownerGone'],
+    );
   });
 });

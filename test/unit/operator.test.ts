@@ -35,7 +35,7 @@ describe('collectableAt', () => {
     { row: 'namespace retained: never', reason: 'namespace-retained', expect: { when: 'never', until: 'the retain label of its namespace is removed or set to "false"' } },
     { row: 'invalid retention: never', reason: 'retention-invalid', expect: { when: 'never', until: 'its retention value is fixed or removed' } },
     { row: 'unreadable run: never', reason: 'unreadable-run', expect: { when: 'never', until: 'the run with references of an unexpected shape is fixed or deleted' } },
-    { row: 'active run: never, even with a short retain-until', reason: 'referenced-by-active-run', ends: { 'retain-until': NOW_MS + HOUR }, expect: { when: 'never', until: 'every run that references it has finished' } },
+    { row: 'active run: never, even with a short retain-until', reason: 'referenced-by-active-run', ends: { 'retain-until': NOW_MS + HOUR }, expect: { when: 'never', until: 'every run that links it has finished, or no longer reads it' } },
     // Ends of the rules time lifts: the latest wins.
     { row: 'too young, nothing else: created + min age', reason: 'too-young', ends: { 'min-age': created + 12 * HOUR }, expect: { when: 'at', atMs: created + 12 * HOUR, bound: 'min-age' } },
     { row: 'retain-until later than min age', reason: 'retain-until', ends: { 'retain-until': NOW_MS + DAY }, expect: { when: 'at', atMs: NOW_MS + DAY, bound: 'retain-until' } },
