@@ -207,7 +207,7 @@ describe('--events', () => {
     const events = (await eventsIn(ns)).sort((a, b) => (a.regarding?.name ?? '').localeCompare(b.regarding?.name ?? ''));
     assert.deepEqual(
       events.map((event) => [event.reason, event.type, event.action, event.regarding?.apiVersion, event.regarding?.kind, event.regarding?.namespace, event.regarding?.name, event.regarding?.uid, event.note]),
-      ['src-old-1', 'src-old-2'].map((name) => ['Deleted', 'Normal', 'Delete', 'tekton.dev/v1alpha1', 'PipelineResource', ns, name, uids.get(name), 'unreferenced: no run references it']),
+      ['src-old-1', 'src-old-2'].map((name) => ['Deleted', 'Normal', 'Delete', 'tekton.dev/v1alpha1', 'PipelineResource', ns, name, uids.get(name), 'unreferenced: no run links it']),
     );
     assert.ok(events.every((event) => event.reportingInstance?.startsWith('tekton-resource-gc-') && event.eventTime !== undefined));
   });

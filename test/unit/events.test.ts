@@ -10,7 +10,7 @@ import { MAX_EVENTS_PER_PASS, REPORTING_CONTROLLER, namespaceEventFor, planEvent
 import { NOW, target } from '../fixtures/unit/records.js';
 
 function decision(namespace: string, name: string, reason: Reason = 'unreferenced'): Decision {
-  return { target: target(name, { namespace }), action: 'delete', reason, message: 'no run references it', references: [], warnings: [] };
+  return { target: target(name, { namespace }), action: 'delete', reason, message: 'no run links it', references: [], warnings: [] };
 }
 
 /** `kind namespace/name result` per planned Event, for compact assertions. */

@@ -255,7 +255,7 @@ function deleteDecision(reason: Reason = 'runs-finished'): Decision {
     target: target('src-abc123', { uid: 'uid-1', resourceVersion: '42' }),
     action: 'delete',
     reason,
-    message: 'its only referencing run, PipelineRun build-abc123, finished at 2026-11-28T12:00:00Z',
+    message: 'its only linked run, PipelineRun build-abc123 (by its spec), finished at 2026-11-28T12:00:00Z',
     references: [],
     warnings: [],
   };
@@ -275,7 +275,7 @@ describe('Events', () => {
       reason: 'Deleted',
       type: 'Normal',
       regarding: { apiVersion: 'tekton.dev/v1alpha1', kind: 'PipelineResource', namespace: 'ci', name: 'src-abc123', uid: 'uid-1', resourceVersion: '42' },
-      note: 'runs-finished: its only referencing run, PipelineRun build-abc123, finished at 2026-11-28T12:00:00Z',
+      note: 'runs-finished: its only linked run, PipelineRun build-abc123 (by its spec), finished at 2026-11-28T12:00:00Z',
     });
   });
 

@@ -207,7 +207,7 @@ describe('renderText with leftovers', () => {
     const every = renderText(buildReport({ ...LEFTOVERS_LIVE, decisions: resources })).split('\n');
     assert.deepEqual(renderText(byDefault).split('\n'), [...every.slice(0, -3), ...every.slice(-2)]);
     assert.equal(renderText(byDefault).split('\n')[0], 'NAMESPACE  KIND              NAME        SIZE  ACTION  RESULT   REASON        LINKED RUNS  HELD BY  WHY');
-    assert.equal(renderText(byDefault).split('\n')[1], 'ci         PipelineResource  src-abc123  -     delete  deleted  unreferenced  -            -        no run references it');
+    assert.equal(renderText(byDefault).split('\n')[1], 'ci         PipelineResource  src-abc123  -     delete  deleted  unreferenced  -            -        no run links it');
     assert.doesNotMatch(renderText(byDefault), /bytes:/);
   });
 
@@ -307,7 +307,7 @@ describe('renderMarkdown with leftovers', () => {
     // Its section reads as the PipelineResource section of a pass over every collector.
     const live = renderMarkdown(LIVE);
     const section = live.slice(live.indexOf('### PipelineResource'), live.indexOf('### Secret'));
-    assert.ok(section.includes('| ci | src-abc123 | - | delete | `deleted` | `unreferenced` | - | - | no run references it |'), section);
+    assert.ok(section.includes('| ci | src-abc123 | - | delete | `deleted` | `unreferenced` | - | - | no run links it |'), section);
     assert.ok(byDefault.endsWith(`${section.trimEnd()}\n`), byDefault);
   });
 

@@ -45,13 +45,13 @@ function decision(spec: DecisionSpec): Decision {
 
 /** A CI cluster on a normal night: per-commit resources, a shared cache, a few kept ones. Deliberately unsorted. */
 const NIGHT: Decision[] = [
-  decision({ namespace: 'team-a', name: 'orphan-src', action: 'delete', reason: 'unreferenced', message: 'no run references it' }),
+  decision({ namespace: 'team-a', name: 'orphan-src', action: 'delete', reason: 'unreferenced', message: 'no run links it' }),
   decision({
     namespace: 'ci',
     name: 'src-abc123',
     action: 'delete',
     reason: 'runs-finished',
-    message: 'all 2 referencing runs finished; last at 2026-11-28T22:14:03Z',
+    message: 'all 2 linked runs finished; last at 2026-11-28T22:14:03Z',
     references: [
       run('PipelineRun', 'build-abc123', 'succeeded', '2026-11-28T22:14:03Z'),
       run('TaskRun', 'build-abc123-fetch', 'succeeded', '2026-11-28T22:10:41Z'),
@@ -62,7 +62,7 @@ const NIGHT: Decision[] = [
     name: 'img-abc123',
     action: 'delete',
     reason: 'runs-finished',
-    message: 'all 1 referencing runs finished; last at 2026-11-28T22:14:03Z',
+    message: 'all 1 linked runs finished; last at 2026-11-28T22:14:03Z',
     references: [run('PipelineRun', 'build-abc123', 'failed', '2026-11-28T22:14:03Z')],
   }),
   decision({
@@ -130,7 +130,7 @@ const DRY_RUN = buildReport(pass({}));
 const MANY = buildReport(
   pass({
     decisions: Array.from({ length: 3000 }, (_, i) =>
-      decision({ namespace: `team-${i % 7}`, name: `src-${String(i).padStart(5, '0')}`, action: 'delete', reason: 'unreferenced', message: 'no run references it' }),
+      decision({ namespace: `team-${i % 7}`, name: `src-${String(i).padStart(5, '0')}`, action: 'delete', reason: 'unreferenced', message: 'no run links it' }),
     ),
   }),
 );
@@ -276,7 +276,7 @@ describe('renderJson', () => {
         createdAt: '2026-11-20T08:00:00Z',
         action: 'delete',
         reason: 'runs-finished',
-        message: 'all 2 referencing runs finished; last at 2026-11-28T22:14:03Z',
+        message: 'all 2 linked runs finished; last at 2026-11-28T22:14:03Z',
         references: [{ kind: 'PipelineRun', name: 'build-abc123', state: 'succeeded', finishedAt: '2026-11-28T22:14:03Z' }],
         result: 'would-delete',
       },
@@ -319,7 +319,7 @@ describe('renderJson', () => {
           name: 'src-abc123',
           action: 'delete',
           reason: 'runs-finished',
-          message: 'all 2 referencing runs finished; last at 2026-11-28T22:14:03Z',
+          message: 'all 2 linked runs finished; last at 2026-11-28T22:14:03Z',
           references: [run('PipelineRun', 'build-abc123', 'succeeded', '2026-11-28T22:14:03Z')],
         }),
         decision({
@@ -479,7 +479,7 @@ describe('renderMarkdown', () => {
 
   it('stays one collapsed block per kind with thousands of targets', () => {
     const many = Array.from({ length: 3000 }, (_, i) =>
-      decision({ namespace: `ns-${i % 3}`, name: `src-${String(i).padStart(4, '0')}`, action: 'delete', reason: 'unreferenced', message: 'no run references it' }),
+      decision({ namespace: `ns-${i % 3}`, name: `src-${String(i).padStart(4, '0')}`, action: 'delete', reason: 'unreferenced', message: 'no run links it' }),
     );
     const markdown = renderMarkdown(buildReport(pass({ decisions: many })));
     const beforeDetails = markdown.slice(0, markdown.indexOf('<details>'));
@@ -497,7 +497,7 @@ describe('renderMarkdown', () => {
   it('stays under MARKDOWN_MAX_CHARS for a whole cluster, and counts what it leaves out', () => {
     // 40,000 targets in 50 namespaces, long names and messages: even the 100 rows of one kind's table would be ~100 kB.
     const many = Array.from({ length: 40_000 }, (_, i) =>
-      decision({ namespace: `team-${String(i % 50).padStart(2, '0')}`, name: `src-${'x'.repeat(40)}-${i}`, action: 'delete', reason: 'unreferenced', message: 'no run references it; '.repeat(40) }),
+      decision({ namespace: `team-${String(i % 50).padStart(2, '0')}`, name: `src-${'x'.repeat(40)}-${i}`, action: 'delete', reason: 'unreferenced', message: 'no run links it; '.repeat(40) }),
     );
     const markdown = renderMarkdown(buildReport(pass({ decisions: many })));
     assert.ok(markdown.length <= MARKDOWN_MAX_CHARS, `${markdown.length} characters`);
