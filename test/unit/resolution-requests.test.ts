@@ -9,7 +9,8 @@ import { COLLECTORS } from '../../src/core/collectors.js';
 import { decide } from '../../src/core/decide.js';
 import { toResolutionRequestTarget } from '../../src/core/markers.js';
 import { deterministicName, releasedRequestName } from '../../src/core/resolution.js';
-import { toRunRecord } from '../../src/core/runs.js';
+import { toRunRecord, unreadRunMember } from '../../src/core/runs.js';
+import { ListScanner } from '../../src/kube/listbody.js';
 import type { Decision, RunRecord, TargetRecord } from '../../src/core/types.js';
 import { activeLrun, childLrun, leftover, lrun, ownerReference } from '../fixtures/unit/leftovers.js';
 import { DAY, HOUR, NOW, POLICY, at, runObject, succeededStatus } from '../fixtures/unit/records.js';
@@ -119,6 +120,17 @@ describe('releasedRequestName: the request a run reads no more', () => {
     assert.equal(releasedRequestName(nested, 'PipelineRun', identity), undefined);
     const retries = runObject({ taskRef: { resolver: 'git', params: [{ name: 'revision', value: '$(context.task.retry-count)' }] } }, { metadata: { name: 'build-1' }, status: { taskSpec: {} } });
     assert.equal(releasedRequestName(retries, 'TaskRun', identity), undefined);
+  });
+
+  it('a run listed page by page keeps it: the scanner leaves status.pipelineSpec out, as null, and its member says it was stored', () => {
+    const items: unknown[] = [];
+    const scanner = new ListScanner((item) => items.push(item), unreadRunMember);
+    scanner.write(Buffer.from(JSON.stringify({ kind: 'PipelineRunList', items: [pipelineRunObject({ status: { pipelineSpec: { tasks: [{ name: 'big' }] } } }), pipelineRunObject()] })));
+    scanner.end();
+    const [stored, notStored] = items.map((item) => toRunRecord(item, 'PipelineRun', { leftovers: true }));
+    assert.equal((items[0] as { status: { pipelineSpec: unknown } }).status.pipelineSpec, null);
+    assert.equal(stored?.releasedRequest, PIPELINE_REQUEST);
+    assert.equal(notStored?.releasedRequest, undefined);
   });
 
   it('toRunRecord keeps it for a run that is or may be active, read with the leftovers’ links only', () => {
