@@ -1,0 +1,387 @@
+/**
+ * The ResolutionRequests' collector against a real kube-apiserver (docs/spec.md,
+ * "ResolutionRequests"): which requests of active runs are released because the run stored
+ * what it resolved, which an active run still reads, those of finished and gone runs, those
+ * nobody owns, `$(params.*)` and `$(context.*)` in a ref's params, explain, and a cluster that
+ * does not serve the kind. The harness does not install the ResolutionRequest CRD: these
+ * tests install it themselves, after the case that needs it absent. Tekton's
+ * controller does not run, so runs are made as it leaves them (the object, then its status
+ * through /status, with `status.pipelineSpec` or `status.taskSpec` where the run stored it),
+ * and requests are named with Tekton's own naming (src/core/resolution.ts, deterministicName).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ApiException, ApiextensionsV1Api, CustomObjectsApi, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
+import { deterministicName } from '../../src/core/resolution.js';
+import type { ReportDocument } from '../../src/report/model.js';
+import { reportOf, runCli } from '../support/cli.js';
+import { startFaultProxy, type FaultProxy } from '../support/faultproxy.js';
+import type { RunOwner } from '../support/leftovers.js';
+import { passInProcess } from '../support/pass.js';
+import { Seeder } from '../support/seed.js';
+import { hoursAgo, runStatus, type KubeObject, type RunStatusSpec } from '../support/tekton.js';
+
+const RESOLUTION = { group: 'resolution.tekton.dev', version: 'v1beta1', plural: 'resolutionrequests' } as const;
+const RESOLVER_TYPE_LABEL = 'resolution.tekton.dev/type';
+
+/** Tekton's ResolutionRequest CRD as far as a test needs it: served and stored as v1beta1, namespaced, with /status. */
+const RESOLUTION_REQUEST_CRD: V1CustomResourceDefinition = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: `${RESOLUTION.plural}.${RESOLUTION.group}`, labels: { 'app.kubernetes.io/part-of': 'tekton-pipelines' } },
+  spec: {
+    group: RESOLUTION.group,
+    scope: 'Namespaced',
+    names: { plural: 'resolutionrequests', singular: 'resolutionrequest', kind: 'ResolutionRequest', categories: ['tekton', 'tekton-pipelines'] },
+    versions: [
+      {
+        name: RESOLUTION.version,
+        served: true,
+        storage: true,
+        // The client's serializer knows this field only by its TypeScript name (harness/crds.ts).
+        schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
+        subresources: { status: {} },
+      },
+    ],
+  },
+};
+
+/** What a pass with `--min-age 0s` warns of in its report (src/sweep.ts). */
+const MIN_AGE_WARNING =
+  "--min-age 0s is under a minute: Tekton resolves a run's references a few seconds after the run is created, so a target created for a run that is just starting may be deleted";
+
+type Param = { name: string; value: string };
+
+/** A git resolver's params for a file of github.com/org/repo. */
+function gitParams(revision: string, pathInRepo: string): Param[] {
+  return [
+    { name: 'url', value: 'https://github.com/org/repo' },
+    { name: 'revision', value: revision },
+    { name: 'pathInRepo', value: pathInRepo },
+  ];
+}
+
+/** A bundles resolver's params for a Task in an OCI bundle. */
+const BUNDLE_PARAMS: Param[] = [
+  { name: 'bundle', value: 'registry.example/catalog:1.2' },
+  { name: 'name', value: 'build' },
+  { name: 'kind', value: 'task' },
+];
+
+/** What a run stored of what it resolved, as Tekton writes it into the run's status. */
+const STORED_PIPELINE = { tasks: [{ name: 'build', taskRef: { resolver: 'bundles', params: BUNDLE_PARAMS } }] };
+const STORED_TASK = { steps: [{ name: 'build', image: 'busybox', script: 'echo build' }] };
+
+/** A v1 PipelineRun whose pipelineRef resolves remotely, with the run's own params when given. */
+function remotePipelineRun(namespace: string, name: string, resolver: string, refParams: readonly Param[], params?: readonly Param[]): KubeObject {
+  return {
+    apiVersion: 'tekton.dev/v1',
+    kind: 'PipelineRun',
+    metadata: { name, namespace },
+    spec: { pipelineRef: { resolver, params: refParams }, ...(params !== undefined && { params }) },
+  };
+}
+
+/** A v1 TaskRun whose taskRef resolves remotely. */
+function remoteTaskRun(namespace: string, name: string, resolver: string, refParams: readonly Param[]): KubeObject {
+  return { apiVersion: 'tekton.dev/v1', kind: 'TaskRun', metadata: { name, namespace }, spec: { taskRef: { resolver, params: refParams } } };
+}
+
+/** `kind name -> reason result` of a report's items. */
+function results(report: ReportDocument): Record<string, string> {
+  return Object.fromEntries(report.items.map((item) => [`${item.kind} ${item.name}`, `${item.reason} ${item.result}`]));
+}
+
+/** `name -> message` of a report's items. */
+function messages(report: ReportDocument): Record<string, string> {
+  return Object.fromEntries(report.items.map((item) => [item.name, item.message]));
+}
+
+async function poll(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    assert.ok(Date.now() < deadline, `${what}: not after ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('ResolutionRequests on a bare kube-apiserver', () => {
+  let controlPlane: ControlPlane;
+  let seed: Seeder;
+  let custom: CustomObjectsApi;
+
+  before(async () => {
+    controlPlane = await startControlPlane({ crds: 'v0.45' });
+    seed = new Seeder(controlPlane.kubeConfig());
+    custom = controlPlane.kubeConfig().makeApiClient(CustomObjectsApi);
+  });
+  after(() => controlPlane?.stop());
+
+  const cli = (args: readonly string[]): ReturnType<typeof runCli> => runCli([...args, '--output', 'json', '--kubeconfig', controlPlane.kubeconfigPath]);
+  const pass = (namespace: string, more: readonly string[] = []): ReturnType<typeof runCli> =>
+    cli(['--collect', 'resolution-requests', '--namespace', namespace, '--min-age', '0s', ...more]);
+
+  /**
+   * Creates the run, then writes its status through /status as Tekton would: the state's
+   * conditions and times, and (`stored`) the spec it resolved, in status.pipelineSpec or
+   * status.taskSpec by its kind.
+   */
+  async function run(object: KubeObject, status: RunStatusSpec, stored?: unknown): Promise<RunOwner> {
+    const version = object.apiVersion.split('/')[1] ?? '';
+    const plural = object.kind === 'PipelineRun' ? 'pipelineruns' : 'taskruns';
+    const kind = object.kind === 'PipelineRun' ? 'PipelineRun' : 'TaskRun';
+    const { namespace, name } = object.metadata;
+    const created = (await custom.createNamespacedCustomObject({ group: 'tekton.dev', version, namespace, plural, body: object })) as KubeObject;
+    const startedAt = 'finishedAt' in status ? new Date(Date.parse(status.finishedAt) - 300_000).toISOString() : new Date().toISOString();
+    const body = { ...created, status: { ...(runStatus(kind, status, startedAt) as Record<string, unknown>), ...(stored !== undefined && { [kind === 'PipelineRun' ? 'pipelineSpec' : 'taskSpec']: stored }) } };
+    const updated = (await custom.replaceNamespacedCustomObjectStatus({ group: 'tekton.dev', version, namespace, plural, name, body })) as KubeObject;
+    // What the collector reads is what the server kept: the stored spec went through /status.
+    if (stored !== undefined) assert.deepEqual((updated.status as Record<string, unknown>)[kind === 'PipelineRun' ? 'pipelineSpec' : 'taskSpec'], stored);
+    return { kind, name, uid: updated.metadata.uid ?? '' };
+  }
+
+  /** A ResolutionRequest as Tekton makes it: the resolver label, the params, and (when given) a controller ownerReference to the run that asked. */
+  async function resolutionRequest(namespace: string, name: string, resolver: string, params: readonly Param[], owner?: RunOwner, labels: Record<string, string> = {}): Promise<void> {
+    await custom.createNamespacedCustomObject({
+      ...RESOLUTION,
+      namespace,
+      body: {
+        apiVersion: `${RESOLUTION.group}/${RESOLUTION.version}`,
+        kind: 'ResolutionRequest',
+        metadata: {
+          name,
+          namespace,
+          labels: { [RESOLVER_TYPE_LABEL]: resolver, ...labels },
+          ...(owner !== undefined && { ownerReferences: [{ apiVersion: 'tekton.dev/v1', kind: owner.kind, name: owner.name, uid: owner.uid, controller: true, blockOwnerDeletion: true }] }),
+        },
+        spec: { params },
+      },
+    });
+  }
+
+  /** Names of the ResolutionRequests left in a namespace, sorted. */
+  async function remaining(namespace: string): Promise<string[]> {
+    const list = (await custom.listNamespacedCustomObject({ ...RESOLUTION, namespace })) as { items: KubeObject[] };
+    return list.items.map((item) => item.metadata.name).sort();
+  }
+
+  // First: the CRD is installed after it.
+  test('3: a cluster that does not serve ResolutionRequests: the collector is skipped with one line, exit 0', async () => {
+    const namespace = 'rr-absent';
+    await seed.namespace(namespace);
+    await run(remotePipelineRun(namespace, 'build-1', 'git', gitParams('main', 'pipeline.yaml')), { state: 'succeeded', finishedAt: hoursAgo(2) }, STORED_PIPELINE);
+    const skipped = 'resolutionrequests.resolution.tekton.dev/v1beta1 not served by this cluster: resolution-requests skipped';
+
+    // Alone: nothing to collect, the pass says why on stdout and ends.
+    const alone = await pass(namespace);
+    assert.equal(alone.code, 0, alone.stderr);
+    assert.deepEqual(alone.stdout.split('\n').filter((line) => line !== ''), [skipped]);
+
+    // Beside a collector that is served: the pass runs, and its report warns.
+    const beside = await cli(['--collect', 'pipelineresources,resolution-requests', '--namespace', namespace, '--min-age', '0s']);
+    assert.equal(beside.code, 0, beside.stderr);
+    const report = reportOf(beside);
+    assert.deepEqual(report.warnings, [MIN_AGE_WARNING, skipped]);
+    assert.deepEqual(report.items, []);
+    // Counted under its kind as a collector that was on: zeros, the warning says why.
+    assert.deepEqual(report.summary.byKind, { PipelineResource: { targets: 0, delete: 0, keep: 0 }, ResolutionRequest: { targets: 0, delete: 0, keep: 0 } });
+  });
+
+  describe('with the ResolutionRequest CRD installed', () => {
+    before(async () => {
+      const crds = controlPlane.kubeConfig().makeApiClient(ApiextensionsV1Api);
+      await crds.createCustomResourceDefinition({ body: RESOLUTION_REQUEST_CRD });
+      const name = RESOLUTION_REQUEST_CRD.metadata?.name ?? '';
+      await poll(`CRD ${name} Established`, async () => {
+        const current = await crds.readCustomResourceDefinition({ name });
+        return current.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True') ?? false;
+      });
+      await poll(`${RESOLUTION.plural} in discovery`, async () => {
+        try {
+          const resources = await custom.getAPIResources({ group: RESOLUTION.group, version: RESOLUTION.version });
+          return resources.resources.some((resource) => resource.name === RESOLUTION.plural);
+        } catch (error) {
+          if (error instanceof ApiException && error.code === 404) return false;
+          throw error;
+        }
+      });
+    });
+
+    // The requests of case 1, by the letters its test names them with, as Tekton names them.
+    const ns1 = 'rr-mixed';
+    const names1 = {
+      /** (a) the pipelineRef request of a running PipelineRun that stored status.pipelineSpec */
+      a: deterministicName('git', `${ns1}/build-stored`, gitParams('main', 'pipeline.yaml')),
+      /** (b) a task's request of the same running PipelineRun */
+      b: deterministicName('bundles', `${ns1}/build-stored-build`, BUNDLE_PARAMS),
+      /** (c) the pipelineRef request of a running PipelineRun that has not stored status.pipelineSpec */
+      c: deterministicName('git', `${ns1}/build-resolving`, gitParams('main', 'pipeline.yaml')),
+      /** (d) the taskRef request of a running TaskRun that stored status.taskSpec */
+      d: deterministicName('bundles', `${ns1}/lint-stored`, BUNDLE_PARAMS),
+      /** (e) the pipelineRef request of a succeeded PipelineRun */
+      e: deterministicName('git', `${ns1}/build-done`, gitParams('main', 'pipeline.yaml')),
+      /** (f) the pipelineRef request of a PipelineRun that is gone */
+      f: deterministicName('git', `${ns1}/build-gone`, gitParams('main', 'pipeline.yaml')),
+      /** (g) a request made by hand: no owner */
+      g: 'git-made-by-hand',
+      /** (h) a request of a finished run, labelled retain */
+      h: deterministicName('git', `${ns1}/build-kept`, gitParams('main', 'pipeline.yaml')),
+    };
+
+    test('1: one namespace of every kind of request: a dry run deletes nothing; the live pass deletes exactly (a), (d), (e) and (f)', async () => {
+      const namespace = ns1;
+      await seed.namespace(namespace);
+      const stored = await run(remotePipelineRun(namespace, 'build-stored', 'git', gitParams('main', 'pipeline.yaml')), { state: 'running' }, STORED_PIPELINE);
+      await resolutionRequest(namespace, names1.a, 'git', gitParams('main', 'pipeline.yaml'), stored);
+      await resolutionRequest(namespace, names1.b, 'bundles', BUNDLE_PARAMS, stored);
+      const resolving = await run(remotePipelineRun(namespace, 'build-resolving', 'git', gitParams('main', 'pipeline.yaml')), { state: 'running' });
+      await resolutionRequest(namespace, names1.c, 'git', gitParams('main', 'pipeline.yaml'), resolving);
+      const lint = await run(remoteTaskRun(namespace, 'lint-stored', 'bundles', BUNDLE_PARAMS), { state: 'running' }, STORED_TASK);
+      await resolutionRequest(namespace, names1.d, 'bundles', BUNDLE_PARAMS, lint);
+      const finishedAt = hoursAgo(2);
+      const done = await run(remotePipelineRun(namespace, 'build-done', 'git', gitParams('main', 'pipeline.yaml')), { state: 'succeeded', finishedAt }, STORED_PIPELINE);
+      await resolutionRequest(namespace, names1.e, 'git', gitParams('main', 'pipeline.yaml'), done);
+      await resolutionRequest(namespace, names1.f, 'git', gitParams('main', 'pipeline.yaml'), { kind: 'PipelineRun', name: 'build-gone', uid: '0b1c2d3e-4f50-4617-8283-94a5b6c7d8e9' });
+      await resolutionRequest(namespace, names1.g, 'git', gitParams('main', 'pipeline.yaml'));
+      const kept = await run(remotePipelineRun(namespace, 'build-kept', 'git', gitParams('main', 'pipeline.yaml')), { state: 'succeeded', finishedAt: hoursAgo(2) }, STORED_PIPELINE);
+      await resolutionRequest(namespace, names1.h, 'git', gitParams('main', 'pipeline.yaml'), kept, { 'tekton-resource-gc.io/retain': 'true' });
+      const all = Object.values(names1).sort();
+      assert.deepEqual(await remaining(namespace), all);
+
+      const decided = (result: 'would-delete' | 'deleted'): Record<string, string> => ({
+        [`ResolutionRequest ${names1.a}`]: `resolution-stored ${result}`,
+        [`ResolutionRequest ${names1.b}`]: 'referenced-by-active-run kept',
+        [`ResolutionRequest ${names1.c}`]: 'referenced-by-active-run kept',
+        [`ResolutionRequest ${names1.d}`]: `resolution-stored ${result}`,
+        [`ResolutionRequest ${names1.e}`]: `runs-finished ${result}`,
+        [`ResolutionRequest ${names1.f}`]: `owner-gone ${result}`,
+        [`ResolutionRequest ${names1.h}`]: 'retained kept',
+      });
+      const why = {
+        [names1.a]: 'its owner PipelineRun build-stored (running) stored what it resolved in status.pipelineSpec and reads it no more',
+        [names1.b]: 'owned by active PipelineRun build-stored (running)',
+        [names1.c]: 'owned by active PipelineRun build-resolving (running)',
+        [names1.d]: 'its owner TaskRun lint-stored (running) stored what it resolved in status.taskSpec and reads it no more',
+        [names1.e]: `its only linked run, PipelineRun build-done (its owner), finished at ${finishedAt}`,
+        [names1.f]: 'its owner PipelineRun build-gone is gone and no other run links it',
+        [names1.h]: 'retained by label tekton-resource-gc.io/retain="true"',
+      };
+
+      const dry = await pass(namespace, ['--dry-run']);
+      assert.equal(dry.code, 0, dry.stderr);
+      const dryReport = reportOf(dry);
+      assert.equal(dryReport.dryRun, true);
+      assert.deepEqual(results(dryReport), decided('would-delete'));
+      assert.deepEqual(messages(dryReport), why);
+      assert.deepEqual(new Set(dryReport.items.map((item) => item.collector)), new Set(['resolution-requests']));
+      assert.deepEqual(dryReport.warnings, [MIN_AGE_WARNING]);
+      assert.deepEqual(await remaining(namespace), all);
+
+      const live = await pass(namespace);
+      assert.equal(live.code, 0, live.stderr);
+      const liveReport = reportOf(live);
+      assert.equal(liveReport.dryRun, false);
+      assert.deepEqual(results(liveReport), decided('deleted'));
+      assert.deepEqual(messages(liveReport), why);
+      assert.deepEqual(liveReport.warnings, [MIN_AGE_WARNING]);
+      assert.deepEqual(await remaining(namespace), [names1.b, names1.c, names1.g, names1.h].sort());
+    });
+
+    test('4: explain of a request as (a), its running owner stored what it resolved: resolution-stored (rule 9), naming the owner', async () => {
+      const namespace = 'rr-explain';
+      await seed.namespace(namespace);
+      const owner = await run(remotePipelineRun(namespace, 'build-stored', 'git', gitParams('main', 'pipeline.yaml')), { state: 'running' }, STORED_PIPELINE);
+      const name = deterministicName('git', `${namespace}/build-stored`, gitParams('main', 'pipeline.yaml'));
+      await resolutionRequest(namespace, name, 'git', gitParams('main', 'pipeline.yaml'), owner);
+      const result = await cli(['explain', `resolutionrequest/${namespace}/${name}`, '--min-age', '0s']);
+      assert.equal(result.code, 0, result.stderr);
+      const explanation = JSON.parse(result.stdout) as Record<string, unknown>;
+      assert.equal(explanation['kind'], 'Explanation');
+      const target = explanation['target'] as Record<string, unknown>;
+      assert.deepEqual([target['namespace'], target['kind'], target['collector'], target['name']], [namespace, 'ResolutionRequest', 'resolution-requests', name]);
+      assert.deepEqual(explanation['decision'], {
+        action: 'delete',
+        reason: 'resolution-stored',
+        rule: 9,
+        message: 'its owner PipelineRun build-stored (running) stored what it resolved in status.pipelineSpec and reads it no more',
+      });
+      assert.deepEqual(explanation['references'], [{ kind: 'PipelineRun', name: 'build-stored', state: 'running', via: 'ownerReference' }]);
+      assert.deepEqual(explanation['collectable'], { when: 'now' });
+      // Explain deletes nothing.
+      assert.deepEqual(await remaining(namespace), [name]);
+    });
+
+    test('2: $(params.*) and $(context.pipelineRun.name) in a pipelineRef: the request named with the values is released; one with a reference the run cannot replace is kept', async () => {
+      const namespace = 'rr-params';
+      await seed.namespace(namespace);
+      const refParams = [
+        { name: 'url', value: 'https://github.com/org/repo' },
+        { name: 'revision', value: '$(params.revision)' },
+        { name: 'pathInRepo', value: 'pipelines/$(context.pipelineRun.name).yaml' },
+      ];
+      const replaced = await run(remotePipelineRun(namespace, 'build-7', 'git', refParams, [{ name: 'revision', value: 'v1.2.3' }]), { state: 'running' }, STORED_PIPELINE);
+      const substituted = deterministicName('git', `${namespace}/build-7`, gitParams('v1.2.3', 'pipelines/build-7.yaml'));
+      await resolutionRequest(namespace, substituted, 'git', gitParams('v1.2.3', 'pipelines/build-7.yaml'), replaced);
+      // The same run's request named from the text as written: not its pipelineRef's, kept.
+      const literal = deterministicName('git', `${namespace}/build-7`, refParams);
+      await resolutionRequest(namespace, literal, 'git', refParams, replaced);
+
+      const missingParams = [
+        { name: 'url', value: 'https://github.com/org/repo' },
+        { name: 'revision', value: '$(params.missing)' },
+        { name: 'pathInRepo', value: 'pipeline.yaml' },
+      ];
+      const missing = await run(remotePipelineRun(namespace, 'build-8', 'git', missingParams, [{ name: 'revision', value: 'v1.2.3' }]), { state: 'running' }, STORED_PIPELINE);
+      // Tekton leaves a reference it cannot replace as it is: its request is named from the text.
+      const unresolvable = deterministicName('git', `${namespace}/build-8`, missingParams);
+      await resolutionRequest(namespace, unresolvable, 'git', missingParams, missing);
+
+      const result = await pass(namespace);
+      assert.equal(result.code, 0, result.stderr);
+      const report = reportOf(result);
+      assert.deepEqual(results(report), {
+        [`ResolutionRequest ${substituted}`]: 'resolution-stored deleted',
+        [`ResolutionRequest ${literal}`]: 'referenced-by-active-run kept',
+        [`ResolutionRequest ${unresolvable}`]: 'referenced-by-active-run kept',
+      });
+      assert.deepEqual(messages(report), {
+        [substituted]: 'its owner PipelineRun build-7 (running) stored what it resolved in status.pipelineSpec and reads it no more',
+        [literal]: 'owned by active PipelineRun build-7 (running)',
+        [unresolvable]: 'owned by active PipelineRun build-8 (running)',
+      });
+      assert.deepEqual(await remaining(namespace), [literal, unresolvable].sort());
+    });
+
+    describe('requests, as metadata only', () => {
+      let proxy: FaultProxy;
+      before(async () => {
+        proxy = await startFaultProxy({ upstream: controlPlane.server, token: controlPlane.adminToken });
+      });
+      after(() => proxy?.stop());
+
+      test('5: every request for resolutionrequests asks for PartialObjectMetadata(List) and lists by the resolver label; status.data is never read', async () => {
+        const namespace = 'rr-metadata';
+        await seed.namespace(namespace);
+        const done = await run(remotePipelineRun(namespace, 'build-done', 'git', gitParams('main', 'pipeline.yaml')), { state: 'succeeded', finishedAt: hoursAgo(2) }, STORED_PIPELINE);
+        const name = deterministicName('git', `${namespace}/build-done`, gitParams('main', 'pipeline.yaml'));
+        await resolutionRequest(namespace, name, 'git', gitParams('main', 'pipeline.yaml'), done);
+        // What Tekton's resolver writes: the whole resolved file, base64, in status.data.
+        const current = (await custom.getNamespacedCustomObject({ ...RESOLUTION, namespace, name })) as KubeObject;
+        await custom.replaceNamespacedCustomObjectStatus({ ...RESOLUTION, namespace, name, body: { ...current, status: { data: Buffer.from('kind: Pipeline\n').toString('base64'), conditions: [] } } });
+        proxy.reset([]);
+        const { outcome } = await passInProcess(proxy.kubeConfig(), ['--collect', 'resolution-requests', '--namespace', namespace, '--min-age', '0s']);
+        assert.equal(outcome.exitCode, 0);
+        assert.deepEqual(results(outcome.report), { [`ResolutionRequest ${name}`]: 'runs-finished deleted' });
+        const seen = proxy.requests.filter((request) => /\/resolutionrequests(\/|$)/.test(request.path));
+        assert.deepEqual([...new Set(seen.map((request) => request.method))].sort(), ['DELETE', 'GET']);
+        for (const request of seen) {
+          const list = request.method === 'GET' && !/\/resolutionrequests\/[^/]+$/.test(request.path);
+          assert.equal(request.accept, `application/json;as=${list ? 'PartialObjectMetadataList' : 'PartialObjectMetadata'};g=meta.k8s.io;v=v1`, `${request.method} ${request.path}`);
+          if (list) assert.equal(request.query.get('labelSelector'), RESOLVER_TYPE_LABEL, `${request.method} ${request.path}`);
+        }
+        assert.deepEqual(await remaining(namespace), []);
+      });
+    });
+  });
+});
