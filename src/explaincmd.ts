@@ -25,8 +25,7 @@ export async function explainTarget(
   const collector = COLLECTORS[name.collector];
   const apis = await deps.cluster.discover([name.collector]);
   if (apis.targets[name.collector] === undefined) {
-    const why = apis.skipped.map((skip) => skip.why).join('; ');
-    return { kind: 'not-served', why: why.replace(/: there is nothing to collect$/, ': there is nothing to explain') };
+    return { kind: 'not-served', why: `${apis.skipped.map((skip) => skip.missing).join('; ')}: there is nothing to explain` };
   }
   const target = await deps.cluster.readObject(apis, name.namespace, name.name, collector.kind);
   if (target === 'absent') return { kind: 'not-found' };

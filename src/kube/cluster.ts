@@ -47,8 +47,11 @@ export interface ServedApis {
   statefulSets?: ApiResource;
   /** A leftover collector runs: runs are read with what links them to leftovers (toRunRecord's `leftovers`). */
   leftovers: boolean;
-  /** Collectors that are on but cannot run on this cluster, and the line that says why (one line for several). */
-  skipped: { collectors: CollectorName[]; why: string }[];
+  /**
+   * Collectors that are on but cannot run on this cluster, and the line that says why (one line
+   * for several); `missing` is its first part, what this cluster does not serve.
+   */
+  skipped: { collectors: CollectorName[]; missing: string; why: string }[];
 }
 
 /** What the DELETE of a target left: `terminating` when the object remains, with what remains of it. */
@@ -56,6 +59,11 @@ export interface TargetDeleteOutcome {
   outcome: DeleteOutcome | 'terminating';
   /** Set with `terminating`: the object's resourceVersion and finalizers after the DELETE. */
   remaining?: Remaining;
+}
+
+/** `a is not served by this cluster`, `a and b are not served by this cluster`. */
+function notServed(apis: readonly string[]): string {
+  return `${apis.join(' and ')} ${apis.length === 1 ? 'is' : 'are'} not served by this cluster`;
 }
 
 /** The finalizer the API server puts on every claim, and that kube-controller-manager removes once no Pod uses it. */
@@ -110,11 +118,12 @@ export class KubeCluster {
   ) {}
 
   /**
-   * What of `collect` this server serves. Tekton serves PipelineResources and runs in one group,
-   * so one discovery answers both (all a pass over PipelineResources asks). A collector whose
-   * kind is not served is skipped, and so are the leftover collectors when a run kind is not
-   * served: a run that cannot be read would make its leftovers look ownerless. The core group
-   * and apps/v1 are asked only for leftover collectors.
+   * What of `collect` this server serves, collector by collector in the same way: one whose
+   * kind, or a holder kind its rules read, is not served is skipped, and so is one whose
+   * targets have an owner run (`ownerRun`) when a run kind is not served: a run that cannot be
+   * read would make its targets look ownerless. Tekton serves PipelineResources and runs in
+   * one group, so one discovery answers both (all a pass over PipelineResources asks); other
+   * groups are asked only for a collector that lists there.
    */
   async discover(collect: readonly CollectorName[] = DEFAULT_COLLECTORS): Promise<ServedApis> {
     const served = await servedResources(this.http, TARGET_KIND.group);
@@ -128,39 +137,27 @@ export class KubeCluster {
       }
     }
     const apis: ServedApis = { targets: {}, runs, leftovers: false, skipped: [] };
-    if (collect.includes('pipelineresources')) {
-      if (served.get(TARGET_KIND.version)?.has(TARGET_KIND.plural) === true) {
-        apis.targets.pipelineresources = apiResource(COLLECTORS.pipelineresources);
-      } else {
-        apis.skipped.push({ collectors: ['pipelineresources'], why: `${resourceName(TARGET_KIND)}/${TARGET_KIND.version} is not served by this cluster: there is nothing to collect` });
-      }
-    }
-    const leftovers = COLLECTOR_NAMES.filter((name) => name !== 'pipelineresources' && collect.includes(name));
-    if (leftovers.length > 0) await this.discoverLeftovers(apis, leftovers);
-    return apis;
-  }
-
-  private async discoverLeftovers(apis: ServedApis, leftovers: readonly CollectorName[]): Promise<void> {
-    const noRuns = RUN_KIND_NAMES.filter((kind) => apis.runs[kind] === undefined).map((kind) => `${RUN_KINDS[kind].plural}.${RUN_KINDS[kind].group}`);
-    if (noRuns.length > 0) {
-      apis.skipped.push({
-        collectors: [...leftovers],
-        why: `${noRuns.join(' and ')} ${noRuns.length === 1 ? 'is' : 'are'} not served by this cluster: ${leftovers.join(', ')} skipped, since without runs every leftover would look ownerless`,
-      });
-      return;
-    }
-    const plurals = new Map<string, Promise<Set<string>>>();
+    // tekton.dev is known already: asked again only for the versions it does not serve.
+    const plurals = new Map<string, Promise<Set<string>>>([...served].map(([version, known]) => [`${TARGET_KIND.group}/${version}`, Promise.resolve(known)]));
     const isServed = async (resource: ApiResource): Promise<boolean> => {
       const key = `${resource.group}/${resource.version}`;
       let known = plurals.get(key);
       if (known === undefined) {
-        known = servedPlurals(this.http, resource);
+        known = resource.group === TARGET_KIND.group ? Promise.resolve(new Set<string>()) : servedPlurals(this.http, resource);
         plurals.set(key, known);
       }
       return (await known).has(resource.plural);
     };
-    for (const name of leftovers) {
+    const on = COLLECTOR_NAMES.filter((name) => collect.includes(name));
+    const noRuns = RUN_KIND_NAMES.filter((kind) => apis.runs[kind] === undefined).map((kind) => `${RUN_KINDS[kind].plural}.${RUN_KINDS[kind].group}`);
+    const ownerless = noRuns.length === 0 ? [] : on.filter((name) => COLLECTORS[name].ownerRun);
+    for (const name of on) {
       const collector = COLLECTORS[name];
+      if (ownerless.includes(name)) {
+        // One line for all of them, where the first of them would stand.
+        if (name === ownerless[0]) apis.skipped.push({ collectors: [...ownerless], missing: notServed(noRuns), why: `${notServed(noRuns)}: ${ownerless.join(', ')} skipped, since without runs every leftover would look ownerless` });
+        continue;
+      }
       const resource = apiResource(collector);
       const unserved = [
         ...((await isServed(resource)) ? [] : [resource]),
@@ -168,14 +165,16 @@ export class KubeCluster {
         ...(collector.reads.statefulSets && !(await isServed(STATEFULSETS)) ? [STATEFULSETS] : []),
       ];
       if (unserved.length > 0) {
-        apis.skipped.push({ collectors: [name], why: `${unserved.map((api) => `${resourceName(api)}/${api.version}`).join(' and ')} not served by this cluster: ${name} skipped` });
+        const missing = notServed(unserved.map((api) => `${resourceName(api)}/${api.version}`));
+        apis.skipped.push({ collectors: [name], missing, why: `${missing}: ${name} skipped` });
         continue;
       }
       apis.targets[name] = resource;
-      apis.leftovers = true;
+      if (collector.ownerRun) apis.leftovers = true;
       if (collector.reads.pods) apis.pods = PODS;
       if (collector.reads.statefulSets) apis.statefulSets = STATEFULSETS;
     }
+    return apis;
   }
 
   /**

@@ -171,7 +171,7 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
     const namespace = 'rr-absent';
     await seed.namespace(namespace);
     await run(remotePipelineRun(namespace, 'build-1', 'git', gitParams('main', 'pipeline.yaml')), { state: 'succeeded', finishedAt: hoursAgo(2) }, STORED_PIPELINE);
-    const skipped = 'resolutionrequests.resolution.tekton.dev/v1beta1 not served by this cluster: resolution-requests skipped';
+    const skipped = 'resolutionrequests.resolution.tekton.dev/v1beta1 is not served by this cluster: resolution-requests skipped';
 
     // Alone: nothing to collect, the pass says why on stdout and ends.
     const alone = await pass(namespace);
@@ -186,6 +186,11 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
     assert.deepEqual(report.items, []);
     // Counted under its kind as a collector that was on: zeros, the warning says why.
     assert.deepEqual(report.summary.byKind, { PipelineResource: { targets: 0, delete: 0, keep: 0 }, ResolutionRequest: { targets: 0, delete: 0, keep: 0 } });
+
+    // explain says the same of its kind, and that it cannot explain: exit 1, one line.
+    const explained = await runCli(['explain', `resolutionrequest/${namespace}/git-0123`, '--kubeconfig', controlPlane.kubeconfigPath]);
+    assert.equal(explained.code, 1, explained.stderr);
+    assert.equal(explained.stderr, 'tekton-resource-gc: resolutionrequests.resolution.tekton.dev/v1beta1 is not served by this cluster: there is nothing to explain\n');
   });
 
   describe('with the ResolutionRequest CRD installed', () => {

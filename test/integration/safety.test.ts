@@ -194,7 +194,7 @@ describe('a cluster without the PipelineResource CRD', () => {
   test('exits 0 with one line', async () => {
     const result = await runCli(['--kubeconfig', controlPlane.kubeconfigPath, '--output', 'json']);
     assert.equal(result.code, 0, result.stderr);
-    assert.equal(result.stdout, 'pipelineresources.tekton.dev/v1alpha1 is not served by this cluster: there is nothing to collect\n');
+    assert.equal(result.stdout, 'pipelineresources.tekton.dev/v1alpha1 is not served by this cluster: pipelineresources skipped\n');
     // A pass that found nothing to read still ends with its summary line, as every pass does.
     const finished = result.stderr.trim().split('\n').map((line) => JSON.parse(line) as { msg?: string; served?: boolean; exitCode?: number }).filter((line) => line.msg === 'pass finished');
     assert.deepEqual(finished.map(({ served, exitCode }) => ({ served, exitCode })), [{ served: false, exitCode: 0 }]);

@@ -142,7 +142,7 @@ describe('KubeCluster and the leftovers', () => {
       routes = [discovery({ pipelineResources: false, taskRuns: true })];
       const apis = await discover(['pipelineresources']);
       assert.deepEqual(apis.targets, {});
-      assert.deepEqual(apis.skipped, [{ collectors: ['pipelineresources'], why: 'pipelineresources.tekton.dev/v1alpha1 is not served by this cluster: there is nothing to collect' }]);
+      assert.deepEqual(apis.skipped, [{ collectors: ['pipelineresources'], missing: 'pipelineresources.tekton.dev/v1alpha1 is not served by this cluster', why: 'pipelineresources.tekton.dev/v1alpha1 is not served by this cluster: pipelineresources skipped' }]);
     });
 
     it('goes on with the leftovers when PipelineResources are not served, each kind and holder asked once', async () => {
@@ -165,7 +165,11 @@ describe('KubeCluster and the leftovers', () => {
       assert.deepEqual(Object.keys(apis.targets), ['pipelineresources']);
       assert.equal(apis.leftovers, false);
       assert.deepEqual(apis.skipped, [
-        { collectors: ['pac-secrets', 'workspace-pvcs'], why: 'taskruns.tekton.dev is not served by this cluster: pac-secrets, workspace-pvcs skipped, since without runs every leftover would look ownerless' },
+        {
+          collectors: ['pac-secrets', 'workspace-pvcs'],
+          missing: 'taskruns.tekton.dev is not served by this cluster',
+          why: 'taskruns.tekton.dev is not served by this cluster: pac-secrets, workspace-pvcs skipped, since without runs every leftover would look ownerless',
+        },
       ]);
       // Nothing else is asked: the leftovers cannot run anyway.
       assert.equal(paths().some((path) => path.includes('/api/v1') || path.includes('/apps/')), false);
@@ -179,8 +183,8 @@ describe('KubeCluster and the leftovers', () => {
       assert.deepEqual(Object.keys(apis.targets), ['pac-secrets']);
       assert.equal(apis.statefulSets, undefined);
       assert.deepEqual(apis.skipped, [
-        { collectors: ['affinity-assistants'], why: 'statefulsets.apps/v1 not served by this cluster: affinity-assistants skipped' },
-        { collectors: ['workspace-pvcs'], why: 'statefulsets.apps/v1 not served by this cluster: workspace-pvcs skipped' },
+        { collectors: ['affinity-assistants'], missing: 'statefulsets.apps/v1 is not served by this cluster', why: 'statefulsets.apps/v1 is not served by this cluster: affinity-assistants skipped' },
+        { collectors: ['workspace-pvcs'], missing: 'statefulsets.apps/v1 is not served by this cluster', why: 'statefulsets.apps/v1 is not served by this cluster: workspace-pvcs skipped' },
       ]);
     });
   });
