@@ -567,8 +567,7 @@ function byUid(decisions: readonly Decision[]): Map<string, Decision> {
 
 function logDeletion(log: Logger, decision: Decision, result: Result, note: string | undefined): void {
   const fields = {
-    // A PipelineResource's lines read as they always did; a leftover's say its kind.
-    ...(decision.target.kind !== 'PipelineResource' && { kind: decision.target.kind }),
+    kind: decision.target.kind,
     namespace: decision.target.namespace,
     name: decision.target.name,
     uid: decision.target.uid,

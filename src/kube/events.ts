@@ -84,8 +84,8 @@ export function namespaceEventFor(namespace: string, decisions: readonly Decisio
   for (const decision of decisions) reasons.set(decision.reason, (reasons.get(decision.reason) ?? 0) + 1);
   const byReason = [...reasons].sort(([a], [b]) => a.localeCompare(b)).map(([reason, count]) => `${reason} ${count}`).join(', ');
   const head = `dry run: would delete ${countedKinds(decisions)} here (${byReason}): `;
-  // A leftover is named with its kind: a claim and a Secret may share a name.
-  const names = decisions.map(({ target }) => (target.kind === 'PipelineResource' ? target.name : `${target.kind}/${target.name}`)).sort();
+  // Each named with its kind: a claim and a Secret may share a name.
+  const names = decisions.map(({ target }) => `${target.kind}/${target.name}`).sort();
   return {
     ...eventEnvelope(namespace, namespace, context),
     reason: EVENT_REASONS['would-delete'],
@@ -97,14 +97,11 @@ export function namespaceEventFor(namespace: string, decisions: readonly Decisio
   };
 }
 
-/**
- * `3 PipelineResources`, or with leftovers each kind counted, in the order the decisions come
- * (by kind): `4 PersistentVolumeClaims, 2 StatefulSets`.
- */
+/** Each kind counted, in the order the decisions come (by kind): `4 PersistentVolumeClaims, 2 StatefulSets`. */
 function countedKinds(decisions: readonly Decision[]): string {
   const counts = new Map<TargetKindName, number>();
   for (const decision of decisions) counts.set(decision.target.kind, (counts.get(decision.target.kind) ?? 0) + 1);
-  if (counts.size === 0) return '0 PipelineResources';
+  if (counts.size === 0) return 'nothing';
   return [...counts].map(([kind, count]) => `${count} ${kind}${count === 1 ? '' : 's'}`).join(', ');
 }
 

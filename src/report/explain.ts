@@ -3,7 +3,7 @@
  * Pure, like the report renderers.
  */
 import type { Collectable } from '../core/collectable.js';
-import { COLLECTORS, collectorOf } from '../core/collectors.js';
+import { collectorOf } from '../core/collectors.js';
 import type { Explanation, RetentionFact } from '../core/explain.js';
 import { formatDuration, formatInstant } from '../core/retention.js';
 import type { LinkVia, ReferenceView, TargetRecord } from '../core/types.js';
@@ -64,14 +64,9 @@ function oneLine(text: string): string {
   return text.replace(/\s*[\r\n]+\s*/g, ' ');
 }
 
-/** A PipelineResource's explanation reads as it did before leftovers; the other kinds say what they are, how big, and what holds them. */
-function isLeftover(target: TargetRecord): boolean {
-  return target.kind !== COLLECTORS.pipelineresources.kind;
-}
-
-/** How a run links a leftover, as the runs field says it (a PipelineResource's runs name it in their spec: nothing to say). */
+/** How a run links the target, as the runs field says it. */
 const VIA_PHRASES: { readonly [V in LinkVia]: string } = {
-  spec: '',
+  spec: ' (names it in its spec)',
   ownerReference: ' (owns it)',
   label: ' (named by its tekton.dev/pipelineRun label)',
   annotation: ' (names it in its pipelinesascode.tekton.dev/git-auth-secret annotation)',
@@ -92,10 +87,9 @@ function describeSize(target: TargetRecord): string {
   return `${formatBytes(bytes.value)} (${bytes.value} bytes, from ${bytes.from === 'capacity' ? 'status.capacity.storage' : 'spec.resources.requests.storage'})`;
 }
 
-/** What is different about a leftover: its kind and collector, a claim's size, what holds it. */
-function leftoverFields(explanation: Explanation): string[] {
+/** What the target is: its kind and collector, a claim's size, what holds it. */
+function kindFields(explanation: Explanation): string[] {
   const { target, decision } = explanation;
-  if (!isLeftover(target)) return [];
   const holders = (decision.heldBy ?? []).map((holder) => `${holder.kind}/${holder.name}${holder.kind === 'Pod' ? ` (${holder.phase ?? 'no phase yet'})` : ''}`);
   return [
     ...field('kind', [`${target.kind} (collector ${collectorOf(target.kind).name})`]),
@@ -110,13 +104,13 @@ export function renderExplanationText(explanation: Explanation): string {
   const runs = decision.references.map(describeRun);
   const lines = [
     ...field('target', [`${target.namespace}/${target.name}`]),
-    ...leftoverFields(explanation),
+    ...kindFields(explanation),
     ...field('uid', [target.uid]),
     ...field('created', [created]),
     ...field('in scope', [explanation.scope.inScope ? 'yes' : `no: ${explanation.scope.why}; a pass never looks at it`]),
     ...field('decision', [`${decision.action} (rule ${explanation.rule}, ${decision.reason})`]),
     ...field('why', [oneLine(decision.message)]),
-    ...field('runs', runs.length === 0 ? [isLeftover(target) ? 'none links it' : 'none reference it'] : runs),
+    ...field('runs', runs.length === 0 ? ['none links it'] : runs),
     ...field('retention', explanation.retention.map((fact) => oneLine(describeFact(fact, nowMs)))),
     ...(explanation.invalid.length === 0 ? [] : field('invalid', explanation.invalid.map(oneLine))),
     ...field('collectable', [describeCollectable(explanation.collectable, nowMs)]),
@@ -140,16 +134,16 @@ function collectableJson(collectable: Collectable): Record<string, string> {
 
 export function renderExplanationJson(explanation: Explanation): string {
   const { target, decision } = explanation;
-  const leftover = isLeftover(target);
   const bytes = target.leftover?.bytes;
   const document = {
     apiVersion: 'tekton-resource-gc.io/v1',
     kind: 'Explanation',
     now: new Date(explanation.nowMs).toISOString(),
-    // A leftover's target says what it is (as the report's items do); a PipelineResource's reads as before leftovers.
+    // The target says what it is, as the report's items do.
     target: {
       namespace: target.namespace,
-      ...(leftover && { kind: target.kind, collector: collectorOf(target.kind).name }),
+      kind: target.kind,
+      collector: collectorOf(target.kind).name,
       name: target.name,
       uid: target.uid,
       createdAt: target.createdAt,

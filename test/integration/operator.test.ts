@@ -139,9 +139,10 @@ describe('explain', () => {
     const result = await runCli(kube(['explain', `${ns}/src-done`, '--min-age', '0s']));
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^target: +explain\/src-done$/m);
+    assert.match(result.stdout, /^kind: +PipelineResource \(collector pipelineresources\)$/m);
     assert.match(result.stdout, /^decision: +delete \(rule 9, runs-finished\)$/m);
-    assert.match(result.stdout, /^runs: +PipelineRun\/build-done succeeded, finished \S+Z$/m);
-    assert.match(result.stdout, /^ +TaskRun\/push-done failed, finished \S+Z$/m);
+    assert.match(result.stdout, /^runs: +PipelineRun\/build-done succeeded, finished \S+Z \(names it in its spec\)$/m);
+    assert.match(result.stdout, /^ +TaskRun\/push-done failed, finished \S+Z \(names it in its spec\)$/m);
     assert.match(result.stdout, /^collectable: now: a pass would delete it$/m);
     // build-elsewhere names src-done too, but in another namespace: not a reference.
     assert.doesNotMatch(result.stdout, /build-elsewhere/);
@@ -225,11 +226,11 @@ describe('--events', () => {
     const summaries = async (namespace: string): Promise<string[]> =>
       (await eventsIn(namespace)).map((event) => [event.reason, event.type, event.action, event.regarding?.kind, event.regarding?.name, event.note].join(' | '));
     assert.deepEqual(await summaries(ns), [
-      `WouldDelete | Normal | Delete | Namespace | ${ns} | dry run: would delete 2 PipelineResources here (unreferenced 2): src-old-1, src-old-2; the report lists each with its reason`,
+      `WouldDelete | Normal | Delete | Namespace | ${ns} | dry run: would delete 2 PipelineResources here (unreferenced 2): PipelineResource/src-old-1, PipelineResource/src-old-2; the report lists each with its reason`,
     ]);
     const [manyEvent, ...others] = await summaries(many);
     assert.deepEqual(others, [], 'one Event for 40 would-be deletions');
-    assert.match(manyEvent ?? '', new RegExp(`^WouldDelete \\| Normal \\| Delete \\| Namespace \\| ${many} \\| dry run: would delete 40 PipelineResources here \\(unreferenced 40\\): src-00000, src-00001, `));
+    assert.match(manyEvent ?? '', new RegExp(`^WouldDelete \\| Normal \\| Delete \\| Namespace \\| ${many} \\| dry run: would delete 40 PipelineResources here \\(unreferenced 40\\): PipelineResource/src-00000, PipelineResource/src-00001, `));
     assert.deepEqual(await seed.remainingTargets(ns), ['src-busy', 'src-old-1', 'src-old-2']);
     // Every pass adds one per namespace, not one per would-be deletion.
     assert.equal((await runCli(dryRun)).code, 0);

@@ -79,7 +79,7 @@ describe("a dry run's Event for a namespace", () => {
       reason: 'WouldDelete',
       type: 'Normal',
       regarding: { apiVersion: 'v1', kind: 'Namespace', namespace: 'ci', name: 'ci' },
-      note: 'dry run: would delete 3 PipelineResources here (runs-finished 2, unreferenced 1): src-a, src-b, src-c; the report lists each with its reason',
+      note: 'dry run: would delete 3 PipelineResources here (runs-finished 2, unreferenced 1): PipelineResource/src-a, PipelineResource/src-b, PipelineResource/src-c; the report lists each with its reason',
     });
     assert.match((event['metadata'] as { name: string }).name, /^ci\.[0-9a-f]+$/);
     assert.equal(plannedEventBody({ kind: 'namespace', namespace: 'ci', result: 'would-delete', decisions }, CONTEXT)['note'], event['note']);
@@ -89,15 +89,15 @@ describe("a dry run's Event for a namespace", () => {
     const decisions = Array.from({ length: 30_000 }, (_, index) => decision('ci', `src-${String(index).padStart(5, '0')}`));
     const note = namespaceEventFor('ci', decisions, CONTEXT)['note'] as string;
     assert.ok(Buffer.byteLength(note) <= 1024, `${Buffer.byteLength(note)} bytes`);
-    assert.match(note, /^dry run: would delete 30000 PipelineResources here \(unreferenced 30000\): src-00000, src-00001, /);
-    const listed = note.split(': ')[2]?.split(', ').filter((name) => name.startsWith('src-')) ?? [];
+    assert.match(note, /^dry run: would delete 30000 PipelineResources here \(unreferenced 30000\): PipelineResource\/src-00000, PipelineResource\/src-00001, /);
+    const listed = note.split(': ')[2]?.split(', ').filter((name) => name.startsWith('PipelineResource/src-')) ?? [];
     assert.match(note, new RegExp(`, and ${30_000 - listed.length} more; the report lists each with its reason$`));
     // As many as fit: one more name would not.
-    assert.ok(Buffer.byteLength(note) + ', src-00000'.length > 1024 - 2);
+    assert.ok(Buffer.byteLength(note) + ', PipelineResource/src-00000'.length > 1024 - 2);
   });
 
   it('one PipelineResource: the singular', () => {
-    assert.match(namespaceEventFor('ci', [decision('ci', 'src-a')], CONTEXT)['note'] as string, /^dry run: would delete 1 PipelineResource here \(unreferenced 1\): src-a;/);
+    assert.match(namespaceEventFor('ci', [decision('ci', 'src-a')], CONTEXT)['note'] as string, /^dry run: would delete 1 PipelineResource here \(unreferenced 1\): PipelineResource\/src-a;/);
   });
 });
 
