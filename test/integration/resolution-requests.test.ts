@@ -10,16 +10,14 @@
  * and requests are named with Tekton's own naming (src/core/resolution.ts, deterministicName).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { ApiException, ApiextensionsV1Api, CustomObjectsApi, type V1CustomResourceDefinition } from '@kubernetes/client-node';
-import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
 import { deterministicName } from '../../src/core/resolution.js';
 import type { ReportDocument } from '../../src/report/model.js';
 import { reportOf, runCli } from '../support/cli.js';
-import { startFaultProxy, type FaultProxy } from '../support/faultproxy.js';
 import type { RunOwner } from '../support/leftovers.js';
 import { passInProcess } from '../support/pass.js';
-import { Seeder } from '../support/seed.js';
+import { useControlPlane, useFaultProxy } from '../support/realserver.js';
 import { hoursAgo, runStatus, type KubeObject, type RunStatusSpec } from '../support/tekton.js';
 
 const RESOLUTION = { group: 'resolution.tekton.dev', version: 'v1beta1', plural: 'resolutionrequests' } as const;
@@ -107,18 +105,13 @@ async function poll(what: string, check: () => Promise<boolean>, timeoutMs = 30_
 }
 
 describe('ResolutionRequests on a bare kube-apiserver', () => {
-  let controlPlane: ControlPlane;
-  let seed: Seeder;
+  const server = useControlPlane({ crds: 'v0.45' });
   let custom: CustomObjectsApi;
-
-  before(async () => {
-    controlPlane = await startControlPlane({ crds: 'v0.45' });
-    seed = new Seeder(controlPlane.kubeConfig());
-    custom = controlPlane.kubeConfig().makeApiClient(CustomObjectsApi);
+  before(() => {
+    custom = server.controlPlane.kubeConfig().makeApiClient(CustomObjectsApi);
   });
-  after(() => controlPlane?.stop());
 
-  const cli = (args: readonly string[]): ReturnType<typeof runCli> => runCli([...args, '--output', 'json', '--kubeconfig', controlPlane.kubeconfigPath]);
+  const cli = (args: readonly string[]): ReturnType<typeof runCli> => runCli([...args, '--output', 'json', '--kubeconfig', server.controlPlane.kubeconfigPath]);
   const pass = (namespace: string, more: readonly string[] = []): ReturnType<typeof runCli> =>
     cli(['--collect', 'resolution-requests', '--namespace', namespace, '--min-age', '0s', ...more]);
 
@@ -169,7 +162,7 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
   // First: the CRD is installed after it.
   test('3: a cluster that does not serve ResolutionRequests: the collector is skipped with one line, exit 0', async () => {
     const namespace = 'rr-absent';
-    await seed.namespace(namespace);
+    await server.seed.namespace(namespace);
     await run(remotePipelineRun(namespace, 'build-1', 'git', gitParams('main', 'pipeline.yaml')), { state: 'succeeded', finishedAt: hoursAgo(2) }, STORED_PIPELINE);
     const skipped = 'resolutionrequests.resolution.tekton.dev/v1beta1 is not served by this cluster: resolution-requests skipped';
 
@@ -188,14 +181,14 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
     assert.deepEqual(report.summary.byKind, { PipelineResource: { targets: 0, delete: 0, keep: 0 }, ResolutionRequest: { targets: 0, delete: 0, keep: 0 } });
 
     // explain says the same of its kind, and that it cannot explain: exit 1, one line.
-    const explained = await runCli(['explain', `resolutionrequest/${namespace}/git-0123`, '--kubeconfig', controlPlane.kubeconfigPath]);
+    const explained = await runCli(['explain', `resolutionrequest/${namespace}/git-0123`, '--kubeconfig', server.controlPlane.kubeconfigPath]);
     assert.equal(explained.code, 1, explained.stderr);
     assert.equal(explained.stderr, 'tekton-resource-gc: resolutionrequests.resolution.tekton.dev/v1beta1 is not served by this cluster: there is nothing to explain\n');
   });
 
   describe('with the ResolutionRequest CRD installed', () => {
     before(async () => {
-      const crds = controlPlane.kubeConfig().makeApiClient(ApiextensionsV1Api);
+      const crds = server.controlPlane.kubeConfig().makeApiClient(ApiextensionsV1Api);
       await crds.createCustomResourceDefinition({ body: RESOLUTION_REQUEST_CRD });
       const name = RESOLUTION_REQUEST_CRD.metadata?.name ?? '';
       await poll(`CRD ${name} Established`, async () => {
@@ -236,7 +229,7 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
 
     test('1: one namespace of every kind of request: a dry run deletes nothing; the live pass deletes exactly (a), (d), (e) and (f)', async () => {
       const namespace = ns1;
-      await seed.namespace(namespace);
+      await server.seed.namespace(namespace);
       const stored = await run(remotePipelineRun(namespace, 'build-stored', 'git', gitParams('main', 'pipeline.yaml')), { state: 'running' }, STORED_PIPELINE);
       await resolutionRequest(namespace, names1.a, 'git', gitParams('main', 'pipeline.yaml'), stored);
       await resolutionRequest(namespace, names1.b, 'bundles', BUNDLE_PARAMS, stored);
@@ -295,7 +288,7 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
 
     test('4: explain of a request as (a), its running owner stored what it resolved: resolution-stored (rule 9), naming the owner', async () => {
       const namespace = 'rr-explain';
-      await seed.namespace(namespace);
+      await server.seed.namespace(namespace);
       const owner = await run(remotePipelineRun(namespace, 'build-stored', 'git', gitParams('main', 'pipeline.yaml')), { state: 'running' }, STORED_PIPELINE);
       const name = deterministicName('git', `${namespace}/build-stored`, gitParams('main', 'pipeline.yaml'));
       await resolutionRequest(namespace, name, 'git', gitParams('main', 'pipeline.yaml'), owner);
@@ -319,7 +312,7 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
 
     test('2: $(params.*) and $(context.pipelineRun.name) in a pipelineRef: the request named with the values is released; one with a reference the run cannot replace is kept', async () => {
       const namespace = 'rr-params';
-      await seed.namespace(namespace);
+      await server.seed.namespace(namespace);
       const refParams = [
         { name: 'url', value: 'https://github.com/org/repo' },
         { name: 'revision', value: '$(params.revision)' },
@@ -359,26 +352,22 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
     });
 
     describe('requests, as metadata only', () => {
-      let proxy: FaultProxy;
-      before(async () => {
-        proxy = await startFaultProxy({ upstream: controlPlane.server, token: controlPlane.adminToken });
-      });
-      after(() => proxy?.stop());
+      const fault = useFaultProxy(server);
 
       test('5: every request for resolutionrequests asks for PartialObjectMetadata(List) and lists by the resolver label; status.data is never read', async () => {
         const namespace = 'rr-metadata';
-        await seed.namespace(namespace);
+        await server.seed.namespace(namespace);
         const done = await run(remotePipelineRun(namespace, 'build-done', 'git', gitParams('main', 'pipeline.yaml')), { state: 'succeeded', finishedAt: hoursAgo(2) }, STORED_PIPELINE);
         const name = deterministicName('git', `${namespace}/build-done`, gitParams('main', 'pipeline.yaml'));
         await resolutionRequest(namespace, name, 'git', gitParams('main', 'pipeline.yaml'), done);
         // What Tekton's resolver writes: the whole resolved file, base64, in status.data.
         const current = (await custom.getNamespacedCustomObject({ ...RESOLUTION, namespace, name })) as KubeObject;
         await custom.replaceNamespacedCustomObjectStatus({ ...RESOLUTION, namespace, name, body: { ...current, status: { data: Buffer.from('kind: Pipeline\n').toString('base64'), conditions: [] } } });
-        proxy.reset([]);
-        const { outcome } = await passInProcess(proxy.kubeConfig(), ['--collect', 'resolution-requests', '--namespace', namespace, '--min-age', '0s']);
+        fault.proxy.reset([]);
+        const { outcome } = await passInProcess(fault.proxy.kubeConfig(), ['--collect', 'resolution-requests', '--namespace', namespace, '--min-age', '0s']);
         assert.equal(outcome.exitCode, 0);
         assert.deepEqual(results(outcome.report), { [`ResolutionRequest ${name}`]: 'runs-finished deleted' });
-        const seen = proxy.requests.filter((request) => /\/resolutionrequests(\/|$)/.test(request.path));
+        const seen = fault.proxy.requests.filter((request) => /\/resolutionrequests(\/|$)/.test(request.path));
         assert.deepEqual([...new Set(seen.map((request) => request.method))].sort(), ['DELETE', 'GET']);
         for (const request of seen) {
           const list = request.method === 'GET' && !/\/resolutionrequests\/[^/]+$/.test(request.path);

@@ -30,26 +30,18 @@ describe('deterministicName: Tekton’s GenerateDeterministicNameFromSpec for st
   });
 
   // Computed by Go's hash/fnv New128a with name.go's steps (sort.SliceStable by name, name then value).
+  const GO_ROWS: readonly { prefix: string; base: string; params: readonly (readonly [string, string])[]; name: string }[] = [
+    { prefix: 'bundles', base: 'team-a/tr-7', params: [['bundle', 'registry.example/cat:1.2'], ['name', 'build'], ['kind', 'task']], name: 'bundles-5f6dd30e06a3e46d9d98dead47ee6d30' },
+    { prefix: 'hub', base: 'ns/x', params: [], name: 'hub-692d4228b3757277b806e961fbb12239' },
+    { prefix: 'cluster', base: 'ci/über-run', params: [['name', 'ünïcode'], ['kind', 'pipeline'], ['namespace', 'shared']], name: 'cluster-6e716efd1561bd4eab6e14ad946116b3' },
+  ];
+
   it('matches Go for params, in any order, and for UTF-8 names and values', () => {
     assert.equal(deterministicName('git', 'ci/build-1', GIT_PARAMS), 'git-fa222bc2b1249706510b3f6fe06e564f');
     assert.equal(deterministicName('git', 'ci/build-1', [...GIT_PARAMS].reverse()), 'git-fa222bc2b1249706510b3f6fe06e564f');
-    assert.equal(
-      deterministicName('bundles', 'team-a/tr-7', [
-        { name: 'bundle', value: 'registry.example/cat:1.2' },
-        { name: 'name', value: 'build' },
-        { name: 'kind', value: 'task' },
-      ]),
-      'bundles-5f6dd30e06a3e46d9d98dead47ee6d30',
-    );
-    assert.equal(deterministicName('hub', 'ns/x', []), 'hub-692d4228b3757277b806e961fbb12239');
-    assert.equal(
-      deterministicName('cluster', 'ci/über-run', [
-        { name: 'name', value: 'ünïcode' },
-        { name: 'kind', value: 'pipeline' },
-        { name: 'namespace', value: 'shared' },
-      ]),
-      'cluster-6e716efd1561bd4eab6e14ad946116b3',
-    );
+    for (const row of GO_ROWS) {
+      assert.equal(deterministicName(row.prefix, row.base, row.params.map(([name, value]) => ({ name, value }))), row.name, row.base);
+    }
   });
 });
 
