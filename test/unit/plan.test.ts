@@ -1,4 +1,14 @@
+/**
+ * Plans (plan.ts), whatever the kinds they list: what buildPlan writes (the delete decisions
+ * of every kind, each by its kind and name, and the collectors in the settings) and its
+ * digest, canonical JSON, reading a plan back and refusing an edited or malformed one (a plan
+ * written before there were kinds still reads, as PipelineResources, with its digest intact),
+ * checking a plan against the cluster, its age and a pinned digest, restricting a pass to the
+ * planned objects, the policy a plan was decided with, and what explain says of an object and
+ * the plan. The real API server's side is test/integration/plan.test.ts.
+ */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { decide } from '../../src/core/decide.js';
@@ -18,6 +28,7 @@ import {
   type Plan,
   type PlanSettings,
 } from '../../src/plan.js';
+import { claim, lrun, pacSecret } from '../fixtures/unit/leftovers.js';
 import { HOUR, NOW, activeRun, run, target } from '../fixtures/unit/records.js';
 
 const SETTINGS: PlanSettings = { namespaces: ['ci'], excludeNamespaces: [], selector: '', labelPrefix: 'tekton-resource-gc.io', minAgeMs: HOUR };
@@ -29,6 +40,18 @@ const VIEW: ClusterView = {
 };
 const PLAN = buildPlan({ decisions: decide(VIEW, planPolicy(SETTINGS), NOW), settings: SETTINGS, cluster: { server: SERVER }, createdAt: NOW });
 const FILE = 'plan.json';
+
+const SEVERAL_KINDS_SETTINGS: PlanSettings = { namespaces: ['ci'], excludeNamespaces: [], selector: '', labelPrefix: 'tekton-resource-gc.io', minAgeMs: 0, collect: ['pipelineresources', 'pac-secrets', 'workspace-pvcs'] };
+const PR = lrun('pr-1');
+/** A PipelineResource, a claim and a Secret, all named `build-cache`. */
+const SEVERAL_KINDS_VIEW: ClusterView = {
+  targets: [target('build-cache'), claim('build-cache', PR, { uid: 'uid-claim' }), pacSecret('build-cache', PR, { uid: 'uid-secret' })],
+  runs: [run('old', ['build-cache'], { workspaces: { claims: [], secrets: [] }, leftoverProblems: [] }), PR],
+  namespaces: new Map(),
+  pods: [],
+  statefulSets: [],
+};
+const SEVERAL_KINDS_PLAN = buildPlan({ decisions: decide(SEVERAL_KINDS_VIEW, planPolicy(SEVERAL_KINDS_SETTINGS), NOW), settings: SEVERAL_KINDS_SETTINGS, cluster: { server: SERVER }, createdAt: NOW });
 
 /** The first element, which the test's data always has. */
 function firstOf<T>(items: readonly T[]): T {
@@ -57,6 +80,15 @@ describe('buildPlan', () => {
     assert.notEqual(planDigest({ ...body, entries: body.entries.slice(1) }), digest);
     assert.notEqual(planDigest({ ...body, settings: { ...body.settings, minAgeMs: 0 } }), digest);
   });
+
+  it('lists each kind with its name, sorted by namespace, kind and name, and the collectors in the settings', () => {
+    assert.deepEqual(
+      SEVERAL_KINDS_PLAN.entries.map((entry) => `${entry.kind} ${entry.name} ${entry.reason}`),
+      ['PersistentVolumeClaim build-cache runs-finished', 'PipelineResource build-cache runs-finished', 'Secret build-cache runs-finished'],
+    );
+    assert.deepEqual(parsePlan(renderPlan(SEVERAL_KINDS_PLAN), FILE), SEVERAL_KINDS_PLAN);
+  });
+
 });
 
 describe('canonicalJson', () => {
@@ -114,6 +146,37 @@ describe('parsePlan', () => {
         return true;
       });
     }
+  });
+});
+
+describe('parsePlan: a plan written before kinds', () => {
+  /** What a plan file held before entries could be of other kinds: no collect, and here no kind either. */
+  const old = {
+    apiVersion: 'tekton-resource-gc.io/v1',
+    kind: 'GCPlan',
+    createdAt: NOW.toISOString(),
+    cluster: { server: 'https://127.0.0.1:6443' },
+    settings: { namespaces: ['ci'], excludeNamespaces: [], selector: '', labelPrefix: 'tekton-resource-gc.io', minAgeMs: HOUR },
+    entries: [{ namespace: 'ci', name: 'src-old', uid: 'uid-src-old', resourceVersion: '3', reason: 'unreferenced' }],
+  };
+  const withDigest = (body: object): string => JSON.stringify({ ...body, digest: `sha256:${createHash('sha256').update(canonicalJson(body)).digest('hex')}` });
+
+  it('reads its entries as PipelineResources, its collectors as PipelineResources alone, and keeps its digest', () => {
+    const plan = parsePlan(withDigest(old), 'old.json');
+    assert.deepEqual(plan.entries.map((entry) => [entry.kind, entry.name]), [['PipelineResource', 'src-old']]);
+    assert.equal(plan.settings.collect, undefined);
+  });
+
+  it('is still refused when edited after it was written', () => {
+    const text = withDigest(old).replace('"src-old"', '"src-other"');
+    assert.throws(() => parsePlan(text, 'old.json'), (error: unknown) => error instanceof PlanError && /was changed after it was written/.test(error.message));
+  });
+
+  it('refuses a kind no collector deletes, and a collector that does not exist', () => {
+    const badKind = { ...old, entries: [{ ...old.entries[0], kind: 'Pod' }] };
+    assert.throws(() => parsePlan(withDigest(badKind), 'bad.json'), /entries\[0\]\.kind should be one of PipelineResource, StatefulSet, Secret, PersistentVolumeClaim/);
+    const badCollector = { ...old, settings: { ...old.settings, collect: ['pods'] } };
+    assert.throws(() => parsePlan(withDigest(badCollector), 'bad.json'), /settings\.collect should be a list of pipelineresources, affinity-assistants, pac-secrets, workspace-pvcs/);
   });
 });
 
@@ -191,6 +254,15 @@ describe('restrictToPlan', () => {
     assert.equal(relabelled.result, 'changed');
     assert.match(relabelled.decision.message, /no longer matches the plan's selector/);
   });
+
+  it('restricts a pass to the planned object of each kind: one of the three changed since is changed, the others deletable', () => {
+    const now: ClusterView = { ...SEVERAL_KINDS_VIEW, targets: [target('build-cache'), claim('build-cache', PR, { uid: 'uid-claim', resourceVersion: '9' }), pacSecret('build-cache', PR, { uid: 'uid-secret' })] };
+    const planned = restrictToPlan(SEVERAL_KINDS_PLAN, decide(now, planPolicy(SEVERAL_KINDS_SETTINGS), NOW));
+    assert.deepEqual([...planned.deletable].sort(), ['uid-build-cache', 'uid-secret']);
+    assert.deepEqual([...planned.results], [['uid-claim', 'changed']]);
+    assert.deepEqual(planned.unlisted, []);
+  });
+
 });
 
 describe('planPolicy', () => {
@@ -208,5 +280,15 @@ describe('planVerdict', () => {
     assert.match(planVerdict(PLAN, target('done', { resourceVersion: '2' }), name), /it changed since \(resourceVersion 2 now\), so apply reports it changed and keeps it$/);
     assert.match(planVerdict(PLAN, null, name), /it is gone since, so apply reports it gone$/);
     assert.match(planVerdict(PLAN, target('busy'), { namespace: 'ci', name: 'busy' }), /^not in the plan sha256:\w+: the dry run of 2026-11-29T12:00:00.000Z did not decide to delete ci\/busy, so apply never deletes it$/);
+  });
+
+  it('says whether explain\'s object is in the plan by its kind too', () => {
+    const secret = SEVERAL_KINDS_PLAN.entries.find((entry) => entry.kind === 'Secret');
+    assert.ok(secret !== undefined);
+    assert.match(planVerdict(SEVERAL_KINDS_PLAN, { ...secret }, { namespace: 'ci', name: 'build-cache', kind: 'Secret' }), /^in the plan sha256:.* \(runs-finished, uid uid-secret, .*unchanged since/);
+    const onlyClaims = { ...SEVERAL_KINDS_PLAN, entries: SEVERAL_KINDS_PLAN.entries.filter((entry) => entry.kind === 'PersistentVolumeClaim') };
+    assert.match(planVerdict(onlyClaims, null, { namespace: 'ci', name: 'build-cache', kind: 'Secret' }), /^not in the plan/);
+    // Without a kind: a PipelineResource, as explain NAMESPACE/NAME always named one.
+    assert.match(planVerdict(onlyClaims, null, { namespace: 'ci', name: 'build-cache' }), /^not in the plan/);
   });
 });
