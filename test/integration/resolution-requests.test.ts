@@ -10,6 +10,8 @@
  * and requests are named with Tekton's own naming (src/core/resolution.ts, deterministicName).
  */
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { before, describe, test } from 'node:test';
 import { ApiException, ApiextensionsV1Api, CustomObjectsApi, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { deterministicName } from '../../src/core/resolution.js';
@@ -284,6 +286,39 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
       assert.deepEqual(messages(liveReport), why);
       assert.deepEqual(liveReport.warnings, [MIN_AGE_WARNING]);
       assert.deepEqual(await remaining(namespace), [names1.b, names1.c, names1.g, names1.h].sort());
+    });
+
+    test('6: a plan, then apply: the released and the finished run’s requests go; one re-created since the plan is reported changed and stays', async () => {
+      const namespace = 'rr-apply';
+      await server.seed.namespace(namespace);
+      const stored = await run(remotePipelineRun(namespace, 'build-stored', 'git', gitParams('main', 'pipeline.yaml')), { state: 'running' }, STORED_PIPELINE);
+      const released = deterministicName('git', `${namespace}/build-stored`, gitParams('main', 'pipeline.yaml'));
+      await resolutionRequest(namespace, released, 'git', gitParams('main', 'pipeline.yaml'), stored);
+      const done = await run(remotePipelineRun(namespace, 'build-done', 'git', gitParams('main', 'pipeline.yaml')), { state: 'succeeded', finishedAt: hoursAgo(2) }, STORED_PIPELINE);
+      const finished = deterministicName('git', `${namespace}/build-done`, gitParams('main', 'pipeline.yaml'));
+      await resolutionRequest(namespace, finished, 'git', gitParams('main', 'pipeline.yaml'), done);
+      const file = path.join(server.controlPlane.dir, `${namespace}.plan.json`);
+      const dry = await pass(namespace, ['--dry-run', '--plan-file', file]);
+      assert.equal(dry.code, 0, dry.stderr);
+      const plan = JSON.parse(await readFile(file, 'utf8')) as { entries: { kind: string; name: string; reason: string }[] };
+      assert.deepEqual(
+        plan.entries.map((entry) => [entry.kind, entry.name, entry.reason]).sort(),
+        [
+          ['ResolutionRequest', released, 'resolution-stored'],
+          ['ResolutionRequest', finished, 'runs-finished'],
+        ].sort(),
+      );
+      // The request of the finished run is deleted and made again (Tekton would, for a new run of that name): another uid.
+      await custom.deleteNamespacedCustomObject({ ...RESOLUTION, namespace, name: finished });
+      await resolutionRequest(namespace, finished, 'git', gitParams('main', 'pipeline.yaml'), done);
+
+      const applied = await cli(['apply', file]);
+      assert.equal(applied.code, 0, applied.stderr);
+      assert.deepEqual(results(reportOf(applied)), {
+        [`ResolutionRequest ${released}`]: 'resolution-stored deleted',
+        [`ResolutionRequest ${finished}`]: 'runs-finished changed',
+      });
+      assert.deepEqual(await remaining(namespace), [finished]);
     });
 
     test('4: explain of a request as (a), its running owner stored what it resolved: resolution-stored (rule 9), naming the owner', async () => {
