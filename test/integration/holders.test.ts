@@ -29,8 +29,14 @@ const HOLD = 'example.com/hold';
 const SCALED = 'affinity-assistant-5ca1ed0000';
 const SCALED_CLAIM = `pvc-0123abcd-${SCALED}-0`;
 
-/** Every non-empty combination of the collectors, in COLLECTOR_NAMES order. */
-const COMBINATIONS: readonly CollectorName[][] = Array.from({ length: 2 ** COLLECTOR_NAMES.length - 1 }, (_, index) => COLLECTOR_NAMES.filter((_name, bit) => ((index + 1) & (1 << bit)) !== 0));
+/**
+ * The collectors this file seeds a free object for, in COLLECTOR_NAMES order: those whose targets
+ * a claim's holders concern. ResolutionRequests have no holders (resolution-requests.test.ts).
+ */
+const SEEDED: readonly CollectorName[] = COLLECTOR_NAMES.filter((name) => name !== 'resolution-requests');
+
+/** Every non-empty combination of them. */
+const COMBINATIONS: readonly CollectorName[][] = Array.from({ length: 2 ** SEEDED.length - 1 }, (_, index) => SEEDED.filter((_name, bit) => ((index + 1) & (1 << bit)) !== 0));
 
 describe('holders: a claim a surviving StatefulSet names or an active Pod mounts is never deleted', () => {
   let controlPlane: ControlPlane;

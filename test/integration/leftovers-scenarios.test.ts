@@ -529,7 +529,7 @@ describe('leftovers: acceptance scenarios on a bare kube-apiserver', () => {
       [`Secret ${ns}/pac-gitauth-odd20`]: 'unreadable-run kept',
       [`${CLAIM} ${clean}/pvc-done`]: 'runs-finished deleted',
     });
-    assert.match(itemOf(report, 'Secret', 'pac-gitauth-odd20').message, /^PipelineRun build-odd in namespace ls-20 has workspaces or annotations of an unexpected shape \(spec\.workspaces: /);
+    assert.match(itemOf(report, 'Secret', 'pac-gitauth-odd20').message, /^PipelineRun build-odd in namespace ls-20 has fields of an unexpected shape \(spec\.workspaces: /);
     assert.deepEqual(await objects.fates(ns, { 'pvc-done': CLAIM, 'pac-gitauth-odd20': 'Secret', 'src-odd': 'PipelineResource', 'src-orphan': 'PipelineResource' }), {
       [`${CLAIM} pvc-done`]: 'present',
       'Secret pac-gitauth-odd20': 'present',
