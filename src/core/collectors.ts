@@ -208,7 +208,7 @@ const BY_KIND: ReadonlyMap<TargetKindName, Collector> = new Map(Object.values(CO
 /** The collector of a target kind: one each. */
 export function collectorOf(kind: TargetKindName): Collector {
   const collector = BY_KIND.get(kind);
-  // Every TargetKindName has an entry: collectors.test.ts checks it.
+  // Every TargetKindName has an entry: decide.test.ts ("the collectors, as data") checks it.
   if (collector === undefined) throw new Error(`no collector deletes ${kind}`);
   return collector;
 }
