@@ -155,6 +155,17 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
     });
   }
 
+  /**
+   * A PipelineRun `runName` of the git pipeline that has stored status.pipelineSpec, in `status`,
+   * and the request of its own pipelineRef, named as Tekton names it: the run and the name.
+   */
+  async function storedRunAndItsRequest(namespace: string, runName: string, status: RunStatusSpec): Promise<{ owner: RunOwner; name: string }> {
+    const owner = await run(remotePipelineRun(namespace, runName, 'git', gitParams('main', 'pipeline.yaml')), status, STORED_PIPELINE);
+    const name = deterministicName('git', `${namespace}/${runName}`, gitParams('main', 'pipeline.yaml'));
+    await resolutionRequest(namespace, name, 'git', gitParams('main', 'pipeline.yaml'), owner);
+    return { owner, name };
+  }
+
   /** Names of the ResolutionRequests left in a namespace, sorted. */
   async function remaining(namespace: string): Promise<string[]> {
     const list = (await custom.listNamespacedCustomObject({ ...RESOLUTION, namespace })) as { items: KubeObject[] };
@@ -291,12 +302,8 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
     test('6: a plan, then apply: the released and the finished run’s requests go; one re-created since the plan is reported changed and stays', async () => {
       const namespace = 'rr-apply';
       await server.seed.namespace(namespace);
-      const stored = await run(remotePipelineRun(namespace, 'build-stored', 'git', gitParams('main', 'pipeline.yaml')), { state: 'running' }, STORED_PIPELINE);
-      const released = deterministicName('git', `${namespace}/build-stored`, gitParams('main', 'pipeline.yaml'));
-      await resolutionRequest(namespace, released, 'git', gitParams('main', 'pipeline.yaml'), stored);
-      const done = await run(remotePipelineRun(namespace, 'build-done', 'git', gitParams('main', 'pipeline.yaml')), { state: 'succeeded', finishedAt: hoursAgo(2) }, STORED_PIPELINE);
-      const finished = deterministicName('git', `${namespace}/build-done`, gitParams('main', 'pipeline.yaml'));
-      await resolutionRequest(namespace, finished, 'git', gitParams('main', 'pipeline.yaml'), done);
+      const { name: released } = await storedRunAndItsRequest(namespace, 'build-stored', { state: 'running' });
+      const { owner: done, name: finished } = await storedRunAndItsRequest(namespace, 'build-done', { state: 'succeeded', finishedAt: hoursAgo(2) });
       const file = path.join(server.controlPlane.dir, `${namespace}.plan.json`);
       const dry = await pass(namespace, ['--dry-run', '--plan-file', file]);
       assert.equal(dry.code, 0, dry.stderr);
@@ -324,9 +331,7 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
     test('4: explain of a request as (a), its running owner stored what it resolved: resolution-stored (rule 9), naming the owner', async () => {
       const namespace = 'rr-explain';
       await server.seed.namespace(namespace);
-      const owner = await run(remotePipelineRun(namespace, 'build-stored', 'git', gitParams('main', 'pipeline.yaml')), { state: 'running' }, STORED_PIPELINE);
-      const name = deterministicName('git', `${namespace}/build-stored`, gitParams('main', 'pipeline.yaml'));
-      await resolutionRequest(namespace, name, 'git', gitParams('main', 'pipeline.yaml'), owner);
+      const { name } = await storedRunAndItsRequest(namespace, 'build-stored', { state: 'running' });
       const result = await cli(['explain', `resolutionrequest/${namespace}/${name}`, '--min-age', '0s']);
       assert.equal(result.code, 0, result.stderr);
       const explanation = JSON.parse(result.stdout) as Record<string, unknown>;
