@@ -1,7 +1,7 @@
 import { breachText, capBreaches } from './caps.js';
 import { DEFAULT_COLLECTORS, collectorOf, type Collector } from './core/collectors.js';
 import { RUN_KINDS, RUN_KIND_NAMES } from './core/kinds.js';
-import { PassedOverRuns, runsNeededBy, targetStrings } from './core/needed.js';
+import { PassedOverRuns, releasingOwners, runsNeededBy, targetStrings } from './core/needed.js';
 import { formatRetentionDuration } from './core/retention.js';
 import { isExcluded } from './core/scope.js';
 import type { ClusterView, Decision, Policy, TargetRecord } from './core/types.js';
@@ -338,7 +338,7 @@ async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope, opti
   const targetNamespaces = [...new Set(targets.map((target) => target.namespace))].sort();
   // Runs no decision reads are counted and forgotten as they are read (core/needed.ts); a
   // pass that re-checks keeps their versions, to tell them from new runs.
-  const passedOver = new PassedOverRuns(runsNeededBy(targets), { versions: options.recheck, strings: targetStrings(targets) });
+  const passedOver = new PassedOverRuns(runsNeededBy(targets), { versions: options.recheck, strings: targetStrings(targets), releasing: releasingOwners(targets) });
   const runs = await deps.cluster.listRuns(apis, scope, targetNamespaces, passedOver);
   // Then what may hold a leftover, where targets whose rules read it are: never for PipelineResources alone.
   const pods = apis.pods === undefined ? undefined : await deps.cluster.listPods(apis, scope, namespacesWhere(targets, (collector) => collector.reads.pods));

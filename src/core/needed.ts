@@ -7,6 +7,7 @@
  * about half the runs of an old CI cluster. The pass counts them and forgets them (at the
  * benchmark's 4x, about 78,000 of its 160,000 runs).
  */
+import { collectorOf } from './collectors.js';
 import type { RunRecord, TargetRecord } from './types.js';
 
 /** Whether the decisions over `targets` may read `run`; targets are listed before runs, so their owners are known. */
@@ -41,23 +42,41 @@ export function targetStrings(targets: readonly TargetRecord[]): (value: string)
 }
 
 /**
+ * Which runs may have released a target: the owners, by uid, of the targets whose collector
+ * reads a released request (`releasedByStoredSpec`). Naming that request hashes the run's ref
+ * (resolution.ts, about 14 µs a run): a pass reads it for these runs only, not for every run
+ * that resolved something remotely.
+ */
+export function releasingOwners(targets: readonly TargetRecord[]): (uid: string) => boolean {
+  const owners = new Set<string>();
+  for (const target of targets) {
+    if (!collectorOf(target.kind).releasedByStoredSpec) continue;
+    for (const owner of target.ownerReferences) owners.add(owner.uid);
+  }
+  return (uid) => owners.has(uid);
+}
+
+/**
  * The runs a listing passed over: how many (the report counts every run read), and, for a pass
  * that will re-check before deleting, each one's resourceVersion by uid, so that the re-check
  * tells a run it passed over from a new one (runsChangedSince) and lists again only the
  * namespaces where something changed. A dry run never re-checks and keeps no versions.
- * `strings` (targetStrings) is what the records of the runs it keeps are read with.
+ * `strings` (targetStrings) and `releasing` (releasingOwners) are what the records of the runs
+ * it keeps are read with.
  */
 export class PassedOverRuns {
   count = 0;
   readonly versions: Map<string, string> | undefined;
   readonly strings: ((value: string) => string) | undefined;
+  readonly releasing: ((uid: string) => boolean) | undefined;
 
   constructor(
     private readonly needed: (run: RunRecord) => boolean,
-    options: { versions: boolean; strings?: (value: string) => string },
+    options: { versions: boolean; strings?: (value: string) => string; releasing?: (uid: string) => boolean },
   ) {
     this.versions = options.versions ? new Map() : undefined;
     this.strings = options.strings;
+    this.releasing = options.releasing;
   }
 
   /** Whether to keep `run`; one that is not kept is counted (and its version noted). */

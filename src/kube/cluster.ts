@@ -255,7 +255,11 @@ export class KubeCluster {
       // another namespace (a list across the cluster brings them; not counted), and one the
       // pass passes over (core/needed.ts; counted).
       const toRecord = (item: unknown): RunRecord | undefined => {
-        const run = toRunRecord(item, kind, { leftovers: apis.leftovers, ...(passedOver?.strings !== undefined && { strings: passedOver.strings }) });
+        const run = toRunRecord(item, kind, {
+          leftovers: apis.leftovers,
+          ...(passedOver?.strings !== undefined && { strings: passedOver.strings }),
+          ...(passedOver?.releasing !== undefined && { releasing: passedOver.releasing }),
+        });
         if (wanted !== undefined && run.namespace !== '' && !wanted.has(run.namespace)) return undefined;
         return passedOver === undefined || passedOver.keeps(run) ? run : undefined;
       };

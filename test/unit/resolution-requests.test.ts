@@ -9,6 +9,7 @@ import { COLLECTORS } from '../../src/core/collectors.js';
 import { decide } from '../../src/core/decide.js';
 import { toResolutionRequestTarget } from '../../src/core/markers.js';
 import { deterministicName, releasedRequestName } from '../../src/core/resolution.js';
+import { releasingOwners } from '../../src/core/needed.js';
 import { toRunRecord, unreadRunMember } from '../../src/core/runs.js';
 import { ListScanner } from '../../src/kube/listbody.js';
 import type { Decision, RunRecord, TargetRecord } from '../../src/core/types.js';
@@ -123,6 +124,17 @@ describe('releasedRequestName: the request a run reads no more', () => {
     assert.equal((items[0] as { status: { pipelineSpec: unknown } }).status.pipelineSpec, null);
     assert.equal(stored?.releasedRequest, PIPELINE_REQUEST);
     assert.equal(notStored?.releasedRequest, undefined);
+  });
+
+  it('a pass names it only for the owners of the ResolutionRequests it listed (releasingOwners): hashing every run’s ref is work no decision reads', () => {
+    const owned = toResolutionRequestTarget(requestObject(PIPELINE_REQUEST));
+    assert.ok(owned !== null);
+    const claimOwner = leftover('PersistentVolumeClaim', 'pvc-1', { ownerReferences: [{ kind: 'PipelineRun', name: 'other', uid: 'uid-other', controller: true }] });
+    const releasing = releasingOwners([owned, claimOwner]);
+    assert.deepEqual([releasing('uid-build-1'), releasing('uid-other')], [true, false]);
+    const stored = pipelineRunObject({ status: STORED });
+    assert.equal(toRunRecord(stored, 'PipelineRun', { leftovers: true, releasing }).releasedRequest, PIPELINE_REQUEST);
+    assert.equal(toRunRecord(stored, 'PipelineRun', { leftovers: true, releasing: releasingOwners([claimOwner]) }).releasedRequest, undefined);
   });
 
   it('toRunRecord keeps it for a run that is or may be active, read with the leftovers’ links only', () => {
