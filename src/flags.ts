@@ -6,7 +6,7 @@
  * it (and docs/cli.md follows from --help), and harness/chart-flags.ts writes the chart's
  * mapping of values to flags from it (`npm run chart:flags`).
  */
-import { COLLECTOR_NAMES, DEFAULT_COLLECTORS, collectorsHelp, type CollectorName } from './core/collectors.js';
+import { COLLECTOR_NAMES, COLLECTORS, DEFAULT_COLLECTORS, type CollectorName } from './core/collectors.js';
 import type { RetentionDuration } from './core/types.js';
 import { formatDuration, parseDurationMs, parseRetentionDuration, type Parsed } from './core/retention.js';
 import { RETRY_WINDOW_MS } from './kube/http.js';
@@ -233,7 +233,7 @@ export const FLAGS = {
     read: (from) => inDeleteOrder(from.list(parseCollector)),
     value: 'LIST',
     help: wrapped(
-      `What to collect, comma-separated or repeated: ${collectorsHelp()}. A target is deleted once no run that links it needs it any more (explain says why for one). There is no all: name each, so that no upgrade turns a new collector on. Each needs its own RBAC.`,
+      `What to collect, comma-separated or repeated: ${COLLECTOR_NAMES.map((name) => `${name} (${COLLECTORS[name].describes})`).join('; ')}. A target is deleted once no run that links it needs it any more (explain says why for one). There is no all: name each, so that no upgrade turns a new collector on. Each needs its own RBAC.`,
     ),
     example: '--collect pipelineresources,workspace-pvcs',
     chart: { value: 'collect', as: 'arg' },

@@ -213,11 +213,6 @@ export function collectorOf(kind: TargetKindName): Collector {
   return collector;
 }
 
-/** Every collector by name with what it collects, in delete order: what `--help` says of `--collect`. */
-export function collectorsHelp(): string {
-  return COLLECTOR_NAMES.map((name) => `${name} (${COLLECTORS[name].describes})`).join('; ');
-}
-
 export function isCollectorName(name: string): name is CollectorName {
   return (COLLECTOR_NAMES as readonly string[]).includes(name);
 }
