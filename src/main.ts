@@ -181,6 +181,8 @@ interface PassIo {
 async function onePass(config: Config, settings: PassSettings, io: PassIo, plans: PassPlans = {}): Promise<number> {
   const { http, log, progress } = io;
   const startedAt = new Date();
+  // One client serves every pass of schedule mode: this pass's requests are the difference.
+  const trafficBefore = { ...http.stats };
   const written = config.dryRun && config.planFile !== undefined ? { write: { cluster: await clusterOf(http, config.pageSize), file: config.planFile } } : {};
   const outcome = await runPass(config, settings, {
     cluster: new KubeCluster(http, config.pageSize),
@@ -223,7 +225,8 @@ async function onePass(config: Config, settings: PassSettings, io: PassIo, plans
     const report = outcome.kind === 'done' ? outcome.report : undefined;
     const finishedAt = report === undefined ? new Date() : new Date(report.finishedAt);
     // The collectors it ran, read or not: with none served there is no report, and the zeros go under their kinds.
-    await pushPassMetrics(config, { report, collect: settings.collect, exitCode, dryRun: config.dryRun, startedAt: report === undefined ? startedAt : new Date(report.startedAt), finishedAt }, log);
+    const api = { requests: http.stats.requests - trafficBefore.requests, retries: http.stats.retries - trafficBefore.retries };
+    await pushPassMetrics(config, { report, collect: settings.collect, exitCode, dryRun: config.dryRun, startedAt: report === undefined ? startedAt : new Date(report.startedAt), finishedAt, api }, log);
   }
   return exitCode;
 }

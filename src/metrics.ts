@@ -13,6 +13,8 @@
  *   adds only what it knows, its exit code, errors, duration and time, so the last good
  *   counts stay and an alert on the age of the last success fires.
  * - A push that fails is logged; it never changes the pass's exit status.
+ * - With the counts go the pass's API requests and retries (its own, also in schedule mode,
+ *   where one client serves every pass).
  * - The counts of targets, decisions and deletions carry a `kind` label whatever was
  *   collected: one series per kind of the collectors the pass was asked to run, each with
  *   the reasons of its own table (a pass of PipelineResources alone pushes
@@ -45,6 +47,8 @@ export interface PassFacts {
   dryRun: boolean;
   startedAt: Date;
   finishedAt: Date;
+  /** The API requests this pass sent, and how many of them were retries; absent: none counted. */
+  api?: { requests: number; retries: number };
 }
 
 /** What a pass can vouch for, by its exit status (docs/spec.md, "Exit status"). */
@@ -132,6 +136,8 @@ function countMetrics(pass: PassFacts, gauge: GaugeMaker): void {
     gauge('pending_bytes', 'Bytes of the claims the last pass left terminating, held by a finalizer.').set(bytes.pending);
   }
   gauge('dry_run', '1 when the last pass was a dry run, else 0.').set(pass.dryRun ? 1 : 0);
+  gauge('api_requests', 'Requests the last pass sent to the API server, retries included.').set(pass.api?.requests ?? 0);
+  gauge('api_retries', 'Requests the last pass sent again after a 429, a server error or a broken connection.').set(pass.api?.retries ?? 0);
 }
 
 /**

@@ -107,7 +107,7 @@ async function pushedNames(pass: PassFacts): Promise<string[]> {
 }
 
 const ALWAYS = ['errors', 'exit_code', 'last_pass_timestamp_seconds', 'pass_duration_seconds'];
-const COUNTS = ['decisions', 'deletions', 'dry_run', 'runs', 'targets'];
+const COUNTS = ['api_requests', 'api_retries', 'decisions', 'deletions', 'dry_run', 'runs', 'targets'];
 
 describe('what a pass pushes, by its exit status', () => {
   const rows: { exitCode: number; why: string; method: 'PUT' | 'POST'; names: string[] }[] = [
@@ -124,6 +124,13 @@ describe('what a pass pushes, by its exit status', () => {
       assert.deepEqual(await pushedNames(facts(exitCode)), [...names].sort());
     });
   }
+
+  it("pushes the pass's own API requests and retries with its counts, 0 when none were counted", async () => {
+    const text = await passMetrics({ ...facts(3), api: { requests: 42, retries: 5 } }).metrics();
+    assert.match(text, /^tekton_resource_gc_api_requests 42$/m);
+    assert.match(text, /^tekton_resource_gc_api_retries 5$/m);
+    assert.match(await passMetrics(facts(0)).metrics(), /^tekton_resource_gc_api_requests 0$/m);
+  });
 
   it('a pass that could not read the cluster still says so: its exit code and its error', async () => {
     const text = await passMetrics(facts(1, ['forbidden: cannot list pipelineresources'])).metrics();
