@@ -160,7 +160,7 @@ describe('values.yaml', () => {
   it("has a schema entry for every value and a value for every schema entry, at every level the schema closes", () => {
     assert.equal(SCHEMA.additionalProperties, false);
     assert.deepEqual(Object.keys(SCHEMA.properties ?? {}).filter((key) => key !== 'global').sort(), Object.keys(VALUES).sort());
-    for (const group of ['image', 'serviceAccount', 'rbac', 'resources']) {
+    for (const group of ['image', 'serviceAccount', 'rbac', 'resources', 'prometheusRule', 'grafanaDashboard']) {
       const schema = property(group);
       assert.equal(schema.additionalProperties, false, `${group} refuses unknown keys`);
       assert.deepEqual(Object.keys(schema.properties ?? {}).sort(), Object.keys(VALUES[group] as object).sort(), group);
@@ -469,7 +469,7 @@ describe('chart/README.md', () => {
   /** Every value as the table names it: top-level keys, and the keys of the groups. */
   function leaves(): [string, unknown][] {
     return Object.entries(VALUES).flatMap(([key, value]): [string, unknown][] =>
-      ['image', 'serviceAccount', 'rbac'].includes(key) ? Object.entries(value as object).map(([child, inner]) => [`${key}.${child}`, inner]) : [[key, value]],
+      ['image', 'serviceAccount', 'rbac', 'prometheusRule', 'grafanaDashboard'].includes(key) ? Object.entries(value as object).map(([child, inner]) => [`${key}.${child}`, inner]) : [[key, value]],
     );
   }
 
