@@ -76,7 +76,7 @@ export const referencedByActiveRun: Rule = ({ references, releasedBy }) => {
   if (first === undefined) return null;
   return {
     reason: 'referenced-by-active-run',
-    message: `${linkPhrase(first)} active ${first.kind} ${first.name} (${first.state})${andMore(others.length, 'active run')}`,
+    message: `${linkPhrase(first)} active ${first.kind} ${first.name} (${first.state})${first.via === 'ownerName' ? `, ${SAME_NAME}` : ''}${andMore(others.length, 'active run')}`,
   };
 };
 
@@ -132,8 +132,11 @@ export const retainFor: Rule = ({ retainFor: setting, ends, nowMs, lastFinishMs,
   return { reason: 'retain-for', message: `retain-for ${duration} (${setBy}) lasts until ${formatInstant(end)}, counted from ${from}` };
 };
 
+/** How a run of an owner's name (via `ownerName`) is said to link the target: a rerun by name reads it. */
+const SAME_NAME = 'same name as its owner';
+
 /**
- * ResolutionRequests 9: an active owner stored what it resolved through the request (its
+ * ResolutionRequests 9: an active owner (or a run of an owner's name) stored what it resolved through the request (its
  * pipeline or task spec, in its status) and never reads it again; every other run that links
  * it is finished or gone (the active-run rule has kept every request an active run still reads).
  */
@@ -141,9 +144,10 @@ export const resolutionStored: Rule = ({ releasedBy }) => {
   const [first, ...others] = releasedBy.filter((ref) => isActive(ref.state));
   if (first === undefined) return null;
   const stored = first.kind === 'PipelineRun' ? 'status.pipelineSpec' : 'status.taskSpec';
+  const who = first.via === 'ownerName' ? `${first.kind} ${first.name} (${first.state}), ${SAME_NAME},` : `its owner ${first.kind} ${first.name} (${first.state})`;
   return {
     reason: 'resolution-stored',
-    message: `its owner ${first.kind} ${first.name} (${first.state}) stored what it resolved in ${stored} and reads it no more${andMore(others.length, 'such run')}`,
+    message: `${who} stored what it resolved in ${stored} and reads it no more${andMore(others.length, 'such run')}`,
   };
 };
 
@@ -196,6 +200,8 @@ function linkPhrase(ref: ReferenceView): string {
       return 'bound in a workspace of';
     case 'spec':
       return 'referenced by';
+    case 'ownerName':
+      return 'read by';
   }
 }
 
@@ -212,6 +218,8 @@ function viaPhrase(ref: ReferenceView): string {
       return 'by a workspace';
     case 'spec':
       return 'by its spec';
+    case 'ownerName':
+      return SAME_NAME;
   }
 }
 

@@ -212,10 +212,11 @@ export type LinkState = RunState | 'gone';
 
 /**
  * How a run names a target: its spec (a PipelineResource binding), the target's ownerReference,
- * the target's `tekton.dev/pipelineRun` label, the run's Pipelines-as-Code annotation, or a
- * workspace of the run.
+ * the target's `tekton.dev/pipelineRun` label, the run's Pipelines-as-Code annotation, a
+ * workspace of the run, or (`ownerName`) the run's name, the same as the target's owner's: a
+ * rerun by name finds what Tekton named after that name (a ResolutionRequest).
  */
-export type LinkVia = 'spec' | 'ownerReference' | 'label' | 'annotation' | 'workspace';
+export type LinkVia = 'spec' | 'ownerReference' | 'label' | 'annotation' | 'workspace' | 'ownerName';
 
 /** A referencing (linked) run as a decision shows it. */
 export interface ReferenceView {

@@ -71,6 +71,7 @@ const VIA_PHRASES: { readonly [V in LinkVia]: string } = {
   label: ' (named by its tekton.dev/pipelineRun label)',
   annotation: ' (names it in its pipelinesascode.tekton.dev/git-auth-secret annotation)',
   workspace: ' (binds it as a workspace)',
+  ownerName: ' (same name as its owner: Tekton finds the request by that name)',
 };
 
 /** e.g. `PipelineRun/build-1 succeeded, finished …`; a gone owner `PipelineRun/build-2 gone (owned it; no listed run is it)`. */
