@@ -106,6 +106,12 @@ async function pushedNames(pass: PassFacts): Promise<string[]> {
   return [...new Set(text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => line.replace(/[{ ].*$/, '').replace(/^tekton_resource_gc_/, '')))].sort();
 }
 
+/** Every sample pushed, `name{labels}` -> value. */
+async function samples(pass: PassFacts): Promise<Map<string, number>> {
+  const text = await passMetrics(pass).metrics();
+  return new Map(text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => [line.slice(0, line.lastIndexOf(' ')), Number(line.slice(line.lastIndexOf(' ') + 1))]));
+}
+
 const ALWAYS = ['errors', 'exit_code', 'last_pass_timestamp_seconds', 'pass_duration_seconds'];
 const COUNTS = ['decisions', 'deletions', 'dry_run', 'runs', 'targets'];
 
@@ -132,6 +138,35 @@ describe('what a pass pushes, by its exit status', () => {
     assert.doesNotMatch(text, /^tekton_resource_gc_targets[ {]/m);
   });
 
+  it('a pass the breaker stopped: exit 3, POST, its skipped candidates in deletions{result="skipped"}, its error counted', async () => {
+    const decisions = ['a', 'b', 'c', 'd'].map((name) => decision(name, 'delete', 'unreferenced'));
+    const report = buildReport({
+      dryRun: false,
+      startedAt: new Date('2026-11-29T12:00:00.000Z'),
+      finishedAt: new Date('2026-11-29T12:00:02.500Z'),
+      scope: { namespaces: [], excludeNamespaces: [], selector: '' },
+      runs: 0,
+      decisions,
+      results: new Map([
+        ['uid-a', 'failed'],
+        ['uid-b', 'failed'],
+        ['uid-c', 'skipped'],
+        ['uid-d', 'skipped'],
+      ]),
+      breaker: { status: 403, reason: 'Forbidden', failures: 2, skipped: 2 },
+      errors: ['the breaker stopped the delete phase: 2 deletes in a row failed with 403 Forbidden'],
+    });
+    const stopped: PassFacts = { report, collect: ['pipelineresources'], exitCode: 3, dryRun: false, startedAt: new Date(report.startedAt), finishedAt: new Date(report.finishedAt) };
+    assert.equal(PUSH_PLANS[passKind(stopped.exitCode)].method, 'POST');
+    const pushed = await samples(stopped);
+    assert.equal(pushed.get('tekton_resource_gc_deletions{kind="PipelineResource",result="skipped"}'), 2);
+    assert.equal(pushed.get('tekton_resource_gc_deletions{kind="PipelineResource",result="failed"}'), 2);
+    assert.equal(pushed.get('tekton_resource_gc_deletions{kind="PipelineResource",result="aborted"}'), 0);
+    assert.equal(pushed.get('tekton_resource_gc_errors'), 1);
+    assert.equal(pushed.get('tekton_resource_gc_exit_code'), 3);
+    assert.equal(pushed.has('tekton_resource_gc_last_success_timestamp_seconds'), false);
+  });
+
   it('pushed samples carry no label a grouping may set: the gateway would overwrite it', async () => {
     const text = await passMetrics(facts(0)).metrics();
     const names = new Set([...text.matchAll(/[{,]([a-zA-Z_]+)="/g)].map((match) => match[1]));
@@ -149,11 +184,6 @@ describe('metrics of a pass with leftover collectors', () => {
     startedAt: new Date(report.startedAt),
     finishedAt: new Date(report.finishedAt),
   });
-  async function samples(pass: PassFacts): Promise<Map<string, number>> {
-    const text = await passMetrics(pass).metrics();
-    return new Map(text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => [line.slice(0, line.lastIndexOf(' ')), Number(line.slice(line.lastIndexOf(' ') + 1))]));
-  }
-
   it('count targets, decisions and deletions by kind, and push the bytes of claims', async () => {
     const pushed = await samples(factsOf(live));
     assert.equal(pushed.get('tekton_resource_gc_targets{kind="PersistentVolumeClaim"}'), 4);
@@ -206,7 +236,7 @@ describe('metrics of a pass with leftover collectors', () => {
     assert.equal(keys.filter((key) => key.startsWith('tekton_resource_gc_decisions{')).length, 10);
     assert.deepEqual(
       keys.filter((key) => key.startsWith('tekton_resource_gc_deletions{')),
-      ['would-delete', 'deleted', 'terminating', 'gone', 'changed', 'failed', 'aborted'].map((result) => `tekton_resource_gc_deletions{kind="PipelineResource",result="${result}"}`),
+      ['would-delete', 'deleted', 'terminating', 'gone', 'changed', 'failed', 'aborted', 'skipped'].map((result) => `tekton_resource_gc_deletions{kind="PipelineResource",result="${result}"}`),
     );
     assert.equal(pushed.get('tekton_resource_gc_deletions{kind="PipelineResource",result="terminating"}'), 0);
     assert.ok(keys.every((key) => !key.endsWith('_bytes')));
