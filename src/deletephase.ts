@@ -3,6 +3,7 @@
  * each on a view of the runs no older than RECHECK_INTERVAL_MS, and a refused delete tried
  * again only on such a view.
  */
+import { Breaker, describeTrip, type BreakerTrip } from './breaker.js';
 import { COLLECTOR_NAMES, collectorOf } from './core/collectors.js';
 import type { ClusterView, Decision, Holder, PodRecord, Policy, RunRecord, StatefulSetRecord, TargetRecord } from './core/types.js';
 import { decideBounded, logReadProblems } from './decisions.js';
@@ -13,7 +14,7 @@ import { DEFAULT_RETRY, RETRY_WINDOW_MS, retryDelayMs } from './kube/http.js';
 import type { Logger } from './log.js';
 import { errorMessage } from './message.js';
 import type { Progress } from './progress.js';
-import type { Result } from './report/model.js';
+import type { ReportBreaker, Result } from './report/model.js';
 import { isAborted } from './signals.js';
 
 /**
@@ -157,8 +158,11 @@ export interface DeletePhase {
   /** The view the decisions were last made on. */
   view: DatedView;
   decisions: readonly Decision[];
-  /** --qps, --concurrency, and the attempts one delete gets (--max-retries + 1). */
-  limits: { qps: number; concurrency: number; maxAttempts: number };
+  /**
+   * --qps, --concurrency, the attempts one delete gets (--max-retries + 1), and the failures
+   * of one kind in a row that stop the phase (--max-consecutive-failures; 0: never).
+   */
+  limits: { qps: number; concurrency: number; maxAttempts: number; maxConsecutiveFailures: number };
   /** When set, only these uids may be deleted (`apply`: the plan's unchanged entries). */
   only?: ReadonlySet<string>;
   /** --pvc-finalizer: `purge` removes kubernetes.io/pvc-protection from a deleted claim no running Pod names. */
@@ -169,6 +173,8 @@ export interface DeletePhaseOutcome {
   decisions: Decision[];
   results: Map<string, Result>;
   errors: string[];
+  /** The breaker stopped the phase: what tripped it, and how many candidates were skipped. */
+  breaker?: ReportBreaker;
 }
 
 /** What became of the delete attempts of one candidate that were refused. */
@@ -176,6 +182,8 @@ interface Refusals {
   count: number;
   firstAt: number;
   last: string;
+  /** The last refusal itself: the breaker reads its status and reason. */
+  lastError: unknown;
   /**
    * An attempt may have reached the server and been acted on (no answer, a 5xx): the
    * candidate may be gone by our own hand. Only a 429 is refused before anything is done.
@@ -199,6 +207,7 @@ export async function deleteCandidates(deps: DeletePhaseDeps, apis: ServedApis, 
     if (!deleter.purge && decision.target.deletionTimestamp !== undefined) deleter.settleTerminating(decision, 'already being deleted: no second DELETE is sent');
   }
   await deleter.deleteByCollector(candidates.filter((decision) => !deleter.results.has(decision.target.uid)));
+  deleter.skipRest(candidates);
   return deleter.outcome();
 }
 
@@ -215,6 +224,9 @@ class Deleter {
   private readonly heldBy = new Map<string, readonly Holder[]>();
   private readonly refusals = new Map<string, Refusals>();
   private readonly fresh: Freshness;
+  private readonly breaker: Breaker;
+  /** Set by skipRest when the breaker stopped the phase with candidates left. */
+  private stopped: ReportBreaker | undefined;
   /** Milliseconds between two starts: 1/qps. */
   private readonly interval: number;
   private readonly random: () => number;
@@ -232,6 +244,7 @@ class Deleter {
     this.interval = 1000 / phase.limits.qps;
     this.random = deps.random ?? Math.random;
     this.purge = phase.pvcFinalizer === 'purge';
+    this.breaker = new Breaker(phase.limits.maxConsecutiveFailures);
     this.nextSlot = this.now();
   }
 
@@ -241,7 +254,7 @@ class Deleter {
    */
   async deleteByCollector(candidates: readonly Decision[]): Promise<void> {
     for (const [index, group] of deleteGroups(candidates).entries()) {
-      if (isAborted(this.deps.signal) || this.fresh.hasFailed()) break;
+      if (this.stopping()) break;
       if (index > 0) this.fresh.expire();
       const queue = new DeleteQueue(group);
       await Promise.all(Array.from({ length: Math.min(this.phase.limits.concurrency, group.length) }, () => this.work(queue)));
@@ -257,7 +270,32 @@ class Deleter {
       const held = holders === undefined ? decision : { ...decision, heldBy: holders };
       return note === undefined ? held : { ...held, message: `${decision.message}; ${note}` };
     });
-    return { decisions, results: this.results, errors: this.fresh.error === undefined ? [] : [this.fresh.error] };
+    const trip = this.breaker.tripped;
+    const errors = [...(this.fresh.error === undefined ? [] : [this.fresh.error]), ...(this.stopped === undefined || trip === undefined ? [] : [breakerError(trip, this.stopped, this.breaker.limit)])];
+    return { decisions, results: this.results, errors, ...(this.stopped !== undefined && { breaker: this.stopped }) };
+  }
+
+  /**
+   * After the breaker tripped: every candidate not settled that a fresh decision still
+   * deletes is `skipped`, its message saying why (with its earlier refusals, if any). A
+   * breaker that tripped on the last candidate stopped nothing and is not reported.
+   */
+  skipRest(candidates: readonly Decision[]): void {
+    const trip = this.breaker.tripped;
+    if (trip === undefined) return;
+    const wanted = new Set(this.fresh.decisions.filter((decision) => decision.action === 'delete').map((decision) => decision.target.uid));
+    const rest = candidates.filter((decision) => !this.results.has(decision.target.uid) && wanted.has(decision.target.uid));
+    if (rest.length === 0) return;
+    const why = `skipped: the breaker stopped the delete phase after ${describeTrip(trip)} (--max-consecutive-failures ${this.breaker.limit})`;
+    for (const decision of rest) {
+      const uid = decision.target.uid;
+      const refused = unsettledNote(this.refusals.get(uid), false);
+      this.results.set(uid, 'skipped');
+      this.notes.set(uid, refused === undefined ? why : `${refused}; ${why}`);
+    }
+    this.stopped = { status: trip.status, reason: trip.reason, failures: trip.failures, skipped: rest.length };
+    this.deps.progress?.update({ stage: 'deleting', done: this.results.size, total: this.total });
+    this.deps.log.error({ status: trip.status, reason: trip.reason, failures: trip.failures, skipped: rest.length, err: trip.last }, 'the breaker stopped the delete phase');
   }
 
   /** A claim that remains after its DELETE (or was Terminating already): what holds it is said. */
@@ -269,13 +307,14 @@ class Deleter {
   /** One worker of `concurrency`: each candidate at its slot, on a view fresh enough, until the queue is empty or the phase stops. */
   private async work(queue: DeleteQueue): Promise<void> {
     for (;;) {
-      if (isAborted(this.deps.signal) || this.fresh.hasFailed()) return;
+      if (this.stopping()) return;
       const next = queue.take(this.now());
       if (next === undefined) return;
       await this.waitForSlot(next.notBefore);
-      if (isAborted(this.deps.signal)) return;
+      // The breaker may trip while this one waits for its slot or its view: then it is skipped, not sent.
+      if (this.stopping()) return;
       const wanted = await this.fresh.stillCollectable(next.decision);
-      if (isAborted(this.deps.signal)) return;
+      if (this.stopping()) return;
       if (!wanted) {
         const refused = this.refusals.get(next.decision.target.uid);
         // Kept by a fresh decision after an attempt that may have acted: say what is true.
@@ -325,6 +364,7 @@ class Deleter {
       count: (previous?.count ?? 0) + 1,
       firstAt: previous?.firstAt ?? startedAt,
       last: errorMessage(error),
+      lastError: error,
       uncertain: (previous?.uncertain ?? false) || (retryable && error.status !== 429),
     };
     this.refusals.set(decision.target.uid, refused);
@@ -338,7 +378,7 @@ class Deleter {
     } else if (refused.uncertain) {
       await this.settleLostAnswer(decision, refused, true);
     } else {
-      this.settle(decision, 'failed', `delete failed: ${refused.last}`);
+      this.fail(decision, error, `delete failed: ${refused.last}`);
     }
   }
 
@@ -382,7 +422,7 @@ class Deleter {
 
   private purgeFailed(decision: Decision, deleted: boolean, error: unknown): void {
     const what = deleted ? 'deleted, but removing kubernetes.io/pvc-protection failed' : 'removing kubernetes.io/pvc-protection failed';
-    this.settle(decision, 'failed', `${what}: ${errorMessage(error)}`);
+    this.fail(decision, error, `${what}: ${errorMessage(error)}`);
   }
 
   /** After an attempt whose answer was lost: whether the candidate is still there, and what to report. */
@@ -392,27 +432,46 @@ class Deleter {
       const current = await this.deps.cluster.readTarget(this.apis, decision.target.namespace, decision.target.name, decision.target.kind);
       there = current !== null && current.uid === decision.target.uid;
     } catch (error) {
-      this.settle(decision, 'failed', `delete failed: ${refused.last}; it may have been deleted, and reading it again failed: ${errorMessage(error)}`);
+      this.fail(decision, refused.lastError, `delete failed: ${refused.last}; it may have been deleted, and reading it again failed: ${errorMessage(error)}`);
       return;
     }
     if (!there) {
       this.settle(decision, 'gone', `an earlier delete attempt got no answer (${refused.last}) and it is gone since`);
     } else if (stillWanted) {
-      this.settle(decision, 'failed', `delete failed: ${refused.last}`);
+      this.fail(decision, refused.lastError, `delete failed: ${refused.last}`);
     }
     // Still there and kept by a fresh decision: reported kept, as decided.
   }
 
+  /** A failed delete (or finalizer removal): settled, and counted by the breaker with the error that decided it. */
+  private fail(decision: Decision, error: unknown, note: string): void {
+    this.breaker.failed(error, errorMessage(error));
+    this.settle(decision, 'failed', note);
+  }
+
   private settle(decision: Decision, result: Result, note?: string): void {
+    // Gone, changed and kept leave the breaker's count as it is (breaker.ts).
+    if (result === 'deleted' || result === 'terminating') this.breaker.succeeded();
     this.results.set(decision.target.uid, result);
     if (note !== undefined) this.notes.set(decision.target.uid, note);
     this.deps.progress?.update({ stage: 'deleting', done: this.results.size, total: this.total });
     logDeletion(this.deps.log, decision, result, note);
   }
 
+  /** No new delete starts: SIGTERM, a failed re-check, or the breaker. */
+  private stopping(): boolean {
+    return isAborted(this.deps.signal) || this.fresh.hasFailed() || this.breaker.tripped !== undefined;
+  }
+
   private now(): number {
     return this.deps.now().getTime();
   }
+}
+
+/** The pass-level error of a phase the breaker stopped. */
+function breakerError(trip: BreakerTrip, stopped: ReportBreaker, limit: number): string {
+  const skipped = stopped.skipped === 1 ? '1 candidate was skipped' : `${stopped.skipped} candidates were skipped`;
+  return `the breaker stopped the delete phase: ${describeTrip(trip)} (--max-consecutive-failures ${limit}), so ${skipped}; the last: ${trip.last}`;
 }
 
 /** The candidates of each collector, in COLLECTOR_NAMES order (the delete order), each group in the order given. */

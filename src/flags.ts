@@ -54,6 +54,8 @@ export interface ConfigValues {
   maxDeletions: number;
   /** Abort the whole pass when more of one collector's targets would be deleted; absent when no collector has a cap. */
   maxDeletionsPerKind?: Partial<Record<CollectorName, number>>;
+  /** Stop the delete phase after this many deletes in a row failed with the same status and reason; 0: never. */
+  maxConsecutiveFailures: number;
   qps: number;
   concurrency: number;
   pageSize: number;
@@ -325,6 +327,22 @@ export const FLAGS = {
     ],
     example: '--max-deletions-per-kind workspace-pvcs=200',
     chart: { value: 'maxDeletionsPerKind', as: 'arg' },
+    commands: PASS,
+  }),
+  'max-consecutive-failures': flag({
+    kind: 'value',
+    key: 'maxConsecutiveFailures',
+    default: 5,
+    read: (from) => from.one(integerParser(0, Number.MAX_SAFE_INTEGER, 5)),
+    value: 'N',
+    help: [
+      'Stop the delete phase after N deletes in a row fail with the same HTTP status and reason',
+      '(a 403 after an RBAC change, a webhook refusing deletes): the candidates not tried are',
+      'reported skipped, exit 3. A delete that succeeds starts the count again; gone (404) and',
+      'changed (409) do not count. 0 never stops.',
+    ],
+    example: '--max-consecutive-failures 5',
+    chart: { value: 'maxConsecutiveFailures', as: 'env' },
     commands: PASS,
   }),
   qps: flag({

@@ -18,6 +18,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Breaker, describeFailureKind } from '../../src/breaker.js';
 import { capBreaches, countedCandidates } from '../../src/caps.js';
 import { decide } from '../../src/core/decide.js';
 import type { ClusterView, Decision, PodRecord, RunRecord, StatefulSetRecord, TargetRecord } from '../../src/core/types.js';
@@ -97,6 +98,8 @@ class TimedCluster {
   readonly refreshes: { start: number; end: number }[] = [];
   readonly deletes: { name: string; at: number; attempt: number }[] = [];
   readonly faults = new Map<string, DeleteFault[]>();
+  /** Targets whose DELETE the server answers 409 (`changed`: changed since listed, its preconditions fail) or 404 (`gone`: deleted by someone else since). */
+  readonly answers = new Map<string, 'changed' | 'gone'>();
   refreshMs = 40;
   deleteMs = 13;
   /** Each refresh, the first (the re-check before the phase) included, takes its entry here, else refreshMs. */
@@ -141,6 +144,8 @@ class TimedCluster {
         this.targets.delete(record.uid);
         throw fault.error;
       }
+      const answer = this.answers.get(record.name);
+      if (answer !== undefined) return { outcome: answer };
       return { outcome: this.targets.delete(record.uid) ? 'deleted' : 'gone' };
     },
     // PipelineResources alone: no Pod or StatefulSet is read, no finalizer removed.
@@ -190,7 +195,7 @@ function setup(targetCount: number, runs: readonly RunRecord[] = []): Setup {
         scope: SCOPE,
         view: checked,
         decisions: redecide(POLICY_NOW, checked.view, decisions, new Date(time.now)),
-        limits: { qps: 50, concurrency: 2, maxAttempts: 6, ...limits },
+        limits: { qps: 50, concurrency: 2, maxAttempts: 6, maxConsecutiveFailures: 5, ...limits },
       }),
     );
   };
@@ -397,6 +402,156 @@ describe('delete phase: a refused delete is tried again on a fresh view', () => 
   });
 });
 
+describe('the breaker (breaker.ts): failures of one kind in a row', () => {
+  const forbidden = (): KubeError => new KubeError(403, DELETE, 'no', { reason: 'Forbidden' });
+  const events = { forbidden, internal: () => new KubeError(500, DELETE, 'webhook down', { reason: 'InternalError' }), plain: () => new Error('an answer of an unexpected shape') };
+  type Event = keyof typeof events | 'ok';
+  const cases: { why: string; limit: number; events: Event[]; tripped: { status: number; reason: string; failures: number } | undefined }[] = [
+    // The issue's case: an RBAC change refuses every delete.
+    { why: 'five 403s trip a limit of 5', limit: 5, events: Array<Event>(5).fill('forbidden'), tripped: { status: 403, reason: 'Forbidden', failures: 5 } },
+    { why: 'four do not', limit: 5, events: Array<Event>(4).fill('forbidden'), tripped: undefined },
+    // A success between them: the deletes are not all refused.
+    { why: 'a success starts the count again', limit: 5, events: ['forbidden', 'forbidden', 'forbidden', 'forbidden', 'ok', 'forbidden', 'forbidden', 'forbidden', 'forbidden'], tripped: undefined },
+    // Another status or reason is another failure: the count starts again at 1, with it.
+    { why: 'another kind of failure starts a new count', limit: 5, events: ['forbidden', 'forbidden', 'forbidden', 'forbidden', 'internal', 'forbidden', 'forbidden', 'forbidden', 'forbidden'], tripped: undefined },
+    { why: 'the new kind trips when it comes often enough', limit: 3, events: ['forbidden', 'forbidden', 'internal', 'internal', 'internal'], tripped: { status: 500, reason: 'InternalError', failures: 3 } },
+    // An error that is not the server's counts as status 0, no reason: its own kind.
+    { why: 'errors not from the server count as one kind', limit: 2, events: ['plain', 'plain'], tripped: { status: 0, reason: '', failures: 2 } },
+    { why: 'a limit of 0 never trips', limit: 0, events: Array<Event>(100).fill('forbidden'), tripped: undefined },
+    { why: 'a limit of 1 trips on the first failure', limit: 1, events: ['forbidden'], tripped: { status: 403, reason: 'Forbidden', failures: 1 } },
+  ];
+  for (const row of cases) {
+    it(row.why, () => {
+      const breaker = new Breaker(row.limit);
+      for (const event of row.events) {
+        if (event === 'ok') breaker.succeeded();
+        else breaker.failed(events[event](), event);
+      }
+      const tripped = breaker.tripped;
+      assert.deepEqual(tripped === undefined ? undefined : { status: tripped.status, reason: tripped.reason, failures: tripped.failures }, row.tripped);
+    });
+  }
+
+  it('stays tripped with the failure that tripped it, whatever comes after', () => {
+    const breaker = new Breaker(2);
+    breaker.failed(forbidden(), 'first');
+    breaker.failed(forbidden(), 'second');
+    breaker.succeeded();
+    breaker.failed(events.internal(), 'third');
+    assert.deepEqual(breaker.tripped, { status: 403, reason: 'Forbidden', failures: 2, last: 'second' });
+  });
+
+  it('says a failure as an operator reads it', () => {
+    assert.deepEqual(
+      [{ status: 403, reason: 'Forbidden' }, { status: 500, reason: '' }, { status: 0, reason: '' }, { status: 0, reason: 'CertificateRejected' }].map(describeFailureKind),
+      ['403 Forbidden', 'HTTP 500', 'no answer', 'CertificateRejected'],
+    );
+  });
+});
+
+describe('delete phase: the breaker stops it', () => {
+  const forbidden = (): KubeError => new KubeError(403, DELETE, 'no', { reason: 'Forbidden' });
+  const names = (count: number): string[] => Array.from({ length: count }, (_, index) => `t${String(index).padStart(3, '0')}`);
+
+  /** `name result` of every candidate, in order. */
+  function results(outcome: Awaited<ReturnType<typeof deleteCandidates>>, count: number): string[] {
+    return names(count).map((name) => `${name} ${resultOf(outcome, name) ?? '-'}`);
+  }
+
+  it('12 candidates, every DELETE refused 403, one at a time: 5 are sent and fail, the other 7 are skipped, and the phase says why', async () => {
+    const { cluster, phase, logs } = setup(12);
+    for (const name of names(12)) cluster.faults.set(name, [forbidden()]);
+    const outcome = await phase({ concurrency: 1 });
+    assert.deepEqual(cluster.deletes.map((entry) => entry.name), names(5));
+    assert.deepEqual(results(outcome, 12), [...names(5).map((name) => `${name} failed`), ...names(12).slice(5).map((name) => `${name} skipped`)]);
+    assert.match(decisionOf(outcome, 't004').message, /; delete failed: forbidden: this identity may not delete pipelineresources\.tekton\.dev in namespace "ci"; grant "delete" on "pipelineresources\.tekton\.dev" \(no\)$/);
+    assert.match(decisionOf(outcome, 't005').message, /^no run links it; skipped: the breaker stopped the delete phase after 5 deletes in a row failed with 403 Forbidden \(--max-consecutive-failures 5\)$/);
+    assert.deepEqual(outcome.breaker, { status: 403, reason: 'Forbidden', failures: 5, skipped: 7 });
+    assert.deepEqual(outcome.errors, [
+      'the breaker stopped the delete phase: 5 deletes in a row failed with 403 Forbidden (--max-consecutive-failures 5), so 7 candidates were skipped; the last: forbidden: this identity may not delete pipelineresources.tekton.dev in namespace "ci"; grant "delete" on "pipelineresources.tekton.dev" (no)',
+    ]);
+    assert.deepEqual(logs.filter((line) => line.startsWith('error: ')), [...Array<string>(5).fill('error: delete failed'), 'error: the breaker stopped the delete phase']);
+    assert.equal(cluster.targets.size, 12);
+  });
+
+  it('at --concurrency 4 the deletes already started settle as they come, and no new one starts after the fifth failure', async () => {
+    const { cluster, phase } = setup(12);
+    for (const name of names(12)) cluster.faults.set(name, [forbidden()]);
+    const outcome = await phase({ concurrency: 4, qps: 1000 });
+    const sent = cluster.deletes.length;
+    assert.ok(sent >= 5 && sent <= 8, `${sent} DELETEs`);
+    assert.deepEqual(results(outcome, 12), [...names(sent).map((name) => `${name} failed`), ...names(12).slice(sent).map((name) => `${name} skipped`)]);
+    assert.deepEqual(outcome.breaker, { status: 403, reason: 'Forbidden', failures: 5, skipped: 12 - sent });
+  });
+
+  it('gone (404) and changed (409) neither count nor start the count again: 5 refusals around them still stop the phase', async () => {
+    const { cluster, phase } = setup(10);
+    for (const name of ['t000', 't001', 't004', 't005', 't006']) cluster.faults.set(name, [forbidden()]);
+    cluster.answers.set('t002', 'gone');
+    cluster.answers.set('t003', 'changed');
+    const outcome = await phase({ concurrency: 1 });
+    assert.deepEqual(results(outcome, 10), ['t000 failed', 't001 failed', 't002 gone', 't003 changed', 't004 failed', 't005 failed', 't006 failed', 't007 skipped', 't008 skipped', 't009 skipped']);
+    assert.equal(outcome.breaker?.skipped, 3);
+  });
+
+  it('a delete that succeeds starts the count again: 4 refusals between successes never stop it', async () => {
+    const { cluster, phase } = setup(12);
+    for (const name of names(12).filter((_, index) => index % 5 !== 4)) cluster.faults.set(name, [forbidden()]);
+    const outcome = await phase({ concurrency: 1 });
+    assert.equal(cluster.deletes.length, 12);
+    assert.deepEqual([...outcome.results.values()].filter((result) => result === 'deleted').length, 2);
+    assert.equal(outcome.breaker, undefined);
+    assert.deepEqual(outcome.errors, []);
+  });
+
+  it('refusals of different kinds in turn never stop it', async () => {
+    const { cluster, phase } = setup(10);
+    for (const [index, name] of names(10).entries()) cluster.faults.set(name, [index % 2 === 0 ? forbidden() : new KubeError(400, DELETE, 'denied by a webhook', { reason: 'BadRequest' })]);
+    const outcome = await phase({ concurrency: 1 });
+    assert.equal(cluster.deletes.length, 10);
+    assert.equal(outcome.breaker, undefined);
+  });
+
+  it('--max-consecutive-failures 0: every candidate is tried', async () => {
+    const { cluster, phase } = setup(12);
+    for (const name of names(12)) cluster.faults.set(name, [forbidden()]);
+    const outcome = await phase({ maxConsecutiveFailures: 0 });
+    assert.equal(cluster.deletes.length, 12);
+    assert.equal(outcome.breaker, undefined);
+    assert.deepEqual(outcome.errors, []);
+  });
+
+  it('tripped by the last candidate: nothing is left to skip, so nothing is said about the breaker', async () => {
+    const { cluster, phase } = setup(5);
+    for (const name of names(5)) cluster.faults.set(name, [forbidden()]);
+    const outcome = await phase({ concurrency: 1 });
+    assert.deepEqual(results(outcome, 5), names(5).map((name) => `${name} failed`));
+    assert.equal(outcome.breaker, undefined);
+    assert.deepEqual(outcome.errors, []);
+  });
+
+  it('a candidate waiting to be tried again after a 429 is skipped, its refusal said', async () => {
+    const { cluster, phase } = setup(7);
+    cluster.faults.set('t000', [new KubeError(429, DELETE, 'throttled', { retryAfterMs: 2_000 })]);
+    for (const name of names(7).slice(1, 6)) cluster.faults.set(name, [forbidden()]);
+    const outcome = await phase({ concurrency: 1 });
+    assert.deepEqual(results(outcome, 7), ['t000 skipped', 't001 failed', 't002 failed', 't003 failed', 't004 failed', 't005 failed', 't006 skipped']);
+    assert.match(decisionOf(outcome, 't000').message, /; delete refused 1 time \(last: .*HTTP 429: throttled\) and not tried again; skipped: the breaker stopped the delete phase after 5 deletes in a row failed with 403 Forbidden/);
+  });
+
+  it('a candidate a fresh decision keeps is kept, not skipped', async () => {
+    const { time, cluster, phase } = setup(8);
+    for (const name of names(8)) cluster.faults.set(name, [forbidden()]);
+    // Created during the phase, seen on the next re-check: it saves t007.
+    const during = time.sleep(10).then(() => cluster.startRun('arrived', ['t007']));
+    const outcome = await phase({ concurrency: 1, qps: 0.5 });
+    await during;
+    assert.deepEqual(results(outcome, 8).slice(5), ['t005 skipped', 't006 skipped', 't007 -']);
+    assert.equal(decisionOf(outcome, 't007').action, 'keep');
+    assert.equal(outcome.breaker?.skipped, 2);
+  });
+});
+
 describe('redecide', () => {
   const view = (runs: readonly RunRecord[]): ClusterView => ({ targets: [target('a'), target('b')], runs, namespaces: new Map() });
   const first = decide(view([run('old', ['a'])]), POLICY_NOW, NOW);
@@ -521,7 +676,7 @@ async function pass(
   const outcome = await deleteCandidates(
     { cluster: cluster.api, now: () => NOW, log, signal: new AbortController().signal, sleep: () => Promise.resolve() },
     LEFTOVER_APIS,
-    { policy: POLICY_NOW, scope: SCOPE, view: { view, readAt: NOW.getTime(), readMs: 1 }, decisions, limits: { qps: 1000, concurrency: 4, maxAttempts: 1 }, pvcFinalizer },
+    { policy: POLICY_NOW, scope: SCOPE, view: { view, readAt: NOW.getTime(), readMs: 1 }, decisions, limits: { qps: 1000, concurrency: 4, maxAttempts: 1, maxConsecutiveFailures: 5 }, pvcFinalizer },
   );
   const byName = (name: string): { result: Result | undefined; decision: Decision | undefined } => {
     const decision = outcome.decisions.find((one) => one.target.name === name);
