@@ -56,9 +56,9 @@ async function main(): Promise<void> {
   say('1. Start a local control plane (etcd + kube-apiserver, Tekton v0.45 CRDs)');
   let step = Date.now();
   // Missing binaries are built once from source (minutes); say so where the reader looks.
-  const log = (line: string): void => say(`${INDENT}${line}`);
-  const { kubectl } = await ensureBinaries(['kubectl'], { log });
-  const controlPlane = await startControlPlane({ crds: 'v0.45', log });
+  const output = { stream: process.stdout, indent: INDENT };
+  const { kubectl } = await ensureBinaries(['kubectl'], { output });
+  const controlPlane = await startControlPlane({ crds: 'v0.45', output });
   try {
     say(`${INDENT}ready at ${controlPlane.server} in ${seconds(Date.now() - step)}`);
     say();
