@@ -4,8 +4,9 @@
  * what it resolved, which an active run still reads, those of finished and gone runs, those
  * nobody owns, `$(params.*)` and `$(context.*)` in a ref's params, explain, a cluster that
  * does not serve the kind, and reruns by name (a run deleted and created again with its name
- * reads the requests its predecessor owns; docs/spec.md, "Reruns by name"). The harness does not install the ResolutionRequest CRD: these
- * tests install it themselves, after the case that needs it absent. Tekton's
+ * reads the requests its predecessor owns; docs/spec.md, "Reruns by name"). The harness's
+ * v0.45 CRD set has no ResolutionRequest CRD: these tests install it themselves
+ * (harness/crds.ts), after the case that needs it absent. Tekton's
  * controller does not run, so runs are made as it leaves them (the object, then its status
  * through /status, with `status.pipelineSpec` or `status.taskSpec` where the run stored it),
  * and requests are named with Tekton's own naming (src/core/resolution.ts, deterministicName).
@@ -14,7 +15,8 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
-import { ApiException, ApiextensionsV1Api, CustomObjectsApi, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { ApiException, ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { RESOLUTION, RESOLUTION_REQUEST_CRD } from '../../harness/crds.js';
 import { deterministicName } from '../../src/core/resolution.js';
 import type { ReportDocument } from '../../src/report/model.js';
 import { reportOf, runCli } from '../support/cli.js';
@@ -23,30 +25,7 @@ import { passInProcess } from '../support/pass.js';
 import { useControlPlane, useFaultProxy } from '../support/realserver.js';
 import { hoursAgo, runStatus, type KubeObject, type RunStatusSpec } from '../support/tekton.js';
 
-const RESOLUTION = { group: 'resolution.tekton.dev', version: 'v1beta1', plural: 'resolutionrequests' } as const;
 const RESOLVER_TYPE_LABEL = 'resolution.tekton.dev/type';
-
-/** Tekton's ResolutionRequest CRD as far as a test needs it: served and stored as v1beta1, namespaced, with /status. */
-const RESOLUTION_REQUEST_CRD: V1CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `${RESOLUTION.plural}.${RESOLUTION.group}`, labels: { 'app.kubernetes.io/part-of': 'tekton-pipelines' } },
-  spec: {
-    group: RESOLUTION.group,
-    scope: 'Namespaced',
-    names: { plural: 'resolutionrequests', singular: 'resolutionrequest', kind: 'ResolutionRequest', categories: ['tekton', 'tekton-pipelines'] },
-    versions: [
-      {
-        name: RESOLUTION.version,
-        served: true,
-        storage: true,
-        // The client's serializer knows this field only by its TypeScript name (harness/crds.ts).
-        schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
-        subresources: { status: {} },
-      },
-    ],
-  },
-};
 
 /** What a pass with `--min-age 0s` warns of in its report (src/sweep.ts). */
 const MIN_AGE_WARNING =
