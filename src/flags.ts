@@ -10,6 +10,7 @@ import { COLLECTOR_NAMES, COLLECTORS, DEFAULT_COLLECTORS, type CollectorName } f
 import type { RetentionDuration } from './core/types.js';
 import { formatDuration, parseDurationMs, parseRetentionDuration, type Parsed } from './core/retention.js';
 import { RETRY_WINDOW_MS } from './kube/http.js';
+import { LOG_LEVELS, type LogLevel } from './log.js';
 import { gatewayPathProblem, parseGroupingLabel, type GroupingLabel } from './pushgateway.js';
 import { PROGRESS_MODES, type ProgressMode } from './progress.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './report/model.js';
@@ -19,8 +20,7 @@ import { isDnsSubdomain, parseSelector } from './selector.js';
 /** The longest line of a flag's help, as the hand-wrapped rows keep to. */
 const HELP_WIDTH = 90;
 
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS, type LogLevel };
 
 export const PVC_FINALIZER_MODES = ['keep', 'purge'] as const;
 export type PvcFinalizerMode = (typeof PVC_FINALIZER_MODES)[number];
