@@ -5,7 +5,7 @@
  */
 import { Breaker, describeTrip, type BreakerTrip } from './breaker.js';
 import { COLLECTOR_NAMES, collectorOf } from './core/collectors.js';
-import type { ClusterView, Decision, Holder, PodRecord, Policy, RunRecord, StatefulSetRecord, TargetRecord } from './core/types.js';
+import type { ClusterView, Decision, Holder, LeftoverTarget, PodRecord, Policy, RunRecord, StatefulSetRecord, TargetRecord } from './core/types.js';
 import { decideBounded, logReadProblems } from './decisions.js';
 import type { Remaining } from './kube/api.js';
 import type { KubeCluster, Scope, ServedApis, TargetDeleteOutcome } from './kube/cluster.js';
@@ -38,7 +38,7 @@ const PREFETCH_MARGIN_MS = 500;
 
 /** What the delete phase needs from the outside world. */
 export interface DeletePhaseDeps {
-  cluster: Pick<KubeCluster, 'runsChangedSince' | 'readNamespaces' | 'deleteTarget' | 'readTarget' | 'listPods' | 'listStatefulSets' | 'purgeClaimProtection'>;
+  cluster: Pick<KubeCluster, 'runsChangedSince' | 'readNamespaces' | 'deleteTarget' | 'readTarget' | 'listPods' | 'listStatefulSets' | 'listClaims' | 'purgeClaimProtection'>;
   now: () => Date;
   log: Logger;
   /** Aborted by SIGTERM: no new delete starts after it, and no wait goes on. */
@@ -64,8 +64,11 @@ export interface DatedView {
 export interface RecheckScope {
   scope: Scope;
   namespaces: readonly string[];
-  /** Namespaces whose Pods, and whose StatefulSets, the candidates' rules read; none when no collector on reads them. */
-  holders?: { pods: readonly string[]; statefulSets: readonly string[] };
+  /**
+   * Namespaces whose Pods, and whose StatefulSets, the candidates' rules read; none when no
+   * collector on reads them. `claims`: those of candidate claims, listed again for their Unused condition.
+   */
+  holders?: { pods: readonly string[]; statefulSets: readonly string[]; claims?: readonly string[] };
   /** Targets the delete phase has settled: no longer decided, nor a StatefulSet among them released (its claims' rule 8). */
   settled?: ReadonlySet<string>;
 }
@@ -75,8 +78,9 @@ export interface RecheckScope {
  * runs in the candidates' namespaces (new, changed or gone), the namespaces' labels, and
  * the Pods and StatefulSets of the namespaces whose candidates they may hold (listed again
  * whole: a StatefulSet deleted earlier in the pass no longer holds its claim, its Pod may).
- * Targets are not read again: the delete's uid and resourceVersion preconditions refuse a
- * target that changed (409). The answer is dated by the clock before the first read.
+ * Targets are not read again, but for the Unused condition of candidate claims (listed again:
+ * it is a holder too, rule 7): the delete's uid and resourceVersion preconditions, from the
+ * listing, refuse a target that changed (409). The answer is dated by the clock before the first read.
  */
 export async function refreshView(
   deps: Pick<DeletePhaseDeps, 'cluster' | 'now' | 'log'>,
@@ -90,6 +94,7 @@ export async function refreshView(
   const holders = pass.holders ?? { pods: [], statefulSets: [] };
   const pods = holders.pods.length === 0 ? undefined : await deps.cluster.listPods(apis, pass.scope, holders.pods, { recheck: true });
   const statefulSets = holders.statefulSets.length === 0 ? undefined : await deps.cluster.listStatefulSets(apis, pass.scope, holders.statefulSets, { recheck: true });
+  const claims = (holders.claims ?? []).length === 0 ? undefined : await deps.cluster.listClaims(apis, pass.scope, holders.claims ?? []);
   if (changed.length > 0 || goneUids.size > 0) {
     deps.log.info({ changed: changed.length, gone: goneUids.size }, 'runs changed since the listing; deciding again');
   }
@@ -99,8 +104,9 @@ export async function refreshView(
   const settled = pass.settled;
   const freshPods = withFresh(dated.view.pods, pods, holders.pods);
   const freshStatefulSets = withFresh(dated.view.statefulSets, statefulSets, holders.statefulSets);
+  const unsettled = settled === undefined || settled.size === 0 ? dated.view.targets : dated.view.targets.filter((target) => !settled.has(target.uid));
   const view: ClusterView = {
-    targets: settled === undefined || settled.size === 0 ? dated.view.targets : dated.view.targets.filter((target) => !settled.has(target.uid)),
+    targets: withConditions(unsettled, claims),
     runs,
     namespaces,
     ...(freshPods !== undefined && { pods: freshPods }),
@@ -116,17 +122,40 @@ function withFresh<T extends PodRecord | StatefulSetRecord>(before: readonly T[]
   return [...(before ?? []).filter((holder) => !relisted.has(holder.namespace)), ...again];
 }
 
-/** The namespaces of candidates whose collector's rules read Pods, and StatefulSets: a re-check lists those again. */
-export function holderNamespaces(decisions: readonly Decision[]): { pods: string[]; statefulSets: string[] } {
+/**
+ * The view's claims with the Unused condition a listing again found on them; the rest of each
+ * record is as first listed, its resourceVersion too, so that its DELETE still refuses a claim
+ * changed otherwise. A claim not listed again (gone, or recreated) is left as it was.
+ */
+function withConditions(targets: readonly TargetRecord[], relisted: readonly TargetRecord[] | undefined): readonly TargetRecord[] {
+  if (relisted === undefined) return targets;
+  const conditions = new Map(relisted.map((claim) => [claim.uid, claim.leftover?.inUseCondition]));
+  return targets.map((target) => {
+    if (target.leftover === undefined || !conditions.has(target.uid)) return target;
+    const leftover: LeftoverTarget = { ...target.leftover };
+    const condition = conditions.get(target.uid);
+    if (condition === undefined) delete leftover.inUseCondition;
+    else leftover.inUseCondition = condition;
+    return { ...target, leftover };
+  });
+}
+
+/**
+ * The namespaces of candidates whose collector's rules read Pods, and StatefulSets, and of
+ * candidate claims (their Unused condition): a re-check lists those again.
+ */
+export function holderNamespaces(decisions: readonly Decision[]): { pods: string[]; statefulSets: string[]; claims: string[] } {
   const pods = new Set<string>();
   const statefulSets = new Set<string>();
+  const claims = new Set<string>();
   for (const decision of decisions) {
     if (decision.action !== 'delete') continue;
     const { reads } = collectorOf(decision.target.kind);
     if (reads.pods) pods.add(decision.target.namespace);
     if (reads.statefulSets) statefulSets.add(decision.target.namespace);
+    if (decision.target.kind === 'PersistentVolumeClaim') claims.add(decision.target.namespace);
   }
-  return { pods: [...pods], statefulSets: [...statefulSets] };
+  return { pods: [...pods], statefulSets: [...statefulSets], claims: [...claims] };
 }
 
 /**

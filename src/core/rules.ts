@@ -7,7 +7,7 @@
 import type { Rule, RuleEnd, TargetFacts, Verdict } from './facts.js';
 import { formatDuration, formatInstant, formatRetentionDuration } from './retention.js';
 import { isActive } from './runs.js';
-import type { Holder, PodRecord, ReferenceView } from './types.js';
+import type { Holder, LeftoverTarget, PodRecord, ReferenceView } from './types.js';
 
 /** Whether a rule that time lifts still keeps the target at `nowMs`: until its end, exclusive; a rule that does not apply keeps nothing. */
 function stillKeeps(end: RuleEnd | undefined, nowMs: number): boolean {
@@ -80,11 +80,17 @@ export const referencedByActiveRun: Rule = ({ references, releasedBy }) => {
   };
 };
 
-/** Leftovers 7: a Pod that has not finished uses it (no phase counts as active: it may still start). */
-export const inUseByPod: Rule = ({ holders }) => {
+/**
+ * Leftovers 7: a Pod that has not finished uses it (no phase counts as active: it may still
+ * start), or the claim's own `Unused` condition is `False` (KEP-5541), whatever the Pod list
+ * said. A Pod listed is named first: it says which one.
+ */
+export const inUseByPod: Rule = ({ holders, target }) => {
   const [first, ...others] = holders.activePods;
-  if (first === undefined) return null;
-  return { reason: 'in-use-by-pod', message: `in use by Pod ${first.name} (${podPhase(first)})${andMore(others.length, 'active Pod')}` };
+  const condition = target.leftover?.inUseCondition;
+  if (first === undefined) return condition === undefined ? null : { reason: 'in-use-by-pod', message: `in use by a Pod, by ${unusedFalsePhrase(condition)}` };
+  const also = condition === undefined ? '' : `, and by ${unusedFalsePhrase(condition)}`;
+  return { reason: 'in-use-by-pod', message: `in use by Pod ${first.name} (${podPhase(first)})${andMore(others.length, 'active Pod')}${also}` };
 };
 
 /** Leftovers 8: a StatefulSet names the claim: it would mount it again on its next Pod. */
@@ -221,6 +227,18 @@ function viaPhrase(ref: ReferenceView): string {
     case 'ownerName':
       return SAME_NAME;
   }
+}
+
+/** `its Unused=False condition (PodUsingPVC) since 2026-…`. */
+function unusedFalsePhrase(condition: NonNullable<LeftoverTarget['inUseCondition']>): string {
+  return `its Unused=False condition${unusedFalseDetail(condition)}`;
+}
+
+/** ` (PodUsingPVC) since 2026-…`: what an Unused=False condition says beyond its status, the reason and the time when written. */
+export function unusedFalseDetail(condition: NonNullable<LeftoverTarget['inUseCondition']>): string {
+  const reason = condition.reason === undefined ? '' : ` (${condition.reason})`;
+  const since = condition.since === undefined ? '' : ` since ${condition.since}`;
+  return `${reason}${since}`;
 }
 
 function podPhase(pod: PodRecord): string {

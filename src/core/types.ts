@@ -43,6 +43,13 @@ export interface LeftoverTarget {
   pipelineRunLabel?: string;
   /** A claim's size in bytes, rounded up, from `status.capacity.storage`, else `spec.resources.requests.storage`. */
   bytes?: { value: number; from: 'capacity' | 'request' };
+  /**
+   * A claim's condition `Unused` when its status is `False` (KEP-5541, Kubernetes 1.37 beta: the
+   * PVC protection controller writes `PodUsingPVC` while a Pod that has not terminated uses the
+   * claim): its reason and lastTransitionTime, when written. Absent when the condition is absent,
+   * `True` or `Unknown`: then only the Pod list says whether a Pod uses it.
+   */
+  inUseCondition?: { reason?: string; since?: string };
 }
 
 /**

@@ -216,6 +216,18 @@ export class KubeCluster {
     return this.listHolders(apis.pods, scope, namespaces, how, toPodRecord);
   }
 
+  /**
+   * The claims of workspace-pvcs in `namespaces`, listed again for a re-check: their `Unused`
+   * condition may have turned False since the listing. Empty when that collector does not run.
+   */
+  async listClaims(apis: ServedApis, scope: Scope, namespaces: readonly string[]): Promise<TargetRecord[]> {
+    const resource = apis.targets['workspace-pvcs'];
+    if (resource === undefined || namespaces.length === 0) return [];
+    const wanted = new Set(namespaces);
+    const records = await this.listInNamespaces(resource, namespaces, scope, undefined, COLLECTORS['workspace-pvcs'].toRecord);
+    return records.filter((record): record is TargetRecord => record !== null && wanted.has(record.namespace));
+  }
+
   /** The StatefulSets (with the claims they name) in `namespaces`, as listPods reads Pods. */
   async listStatefulSets(apis: ServedApis, scope: Scope, namespaces: readonly string[], how: { recheck?: boolean } = {}): Promise<StatefulSetRecord[]> {
     return this.listHolders(apis.statefulSets, scope, namespaces, how, toStatefulSetRecord);

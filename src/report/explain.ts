@@ -6,6 +6,7 @@ import type { Collectable } from '../core/collectable.js';
 import { collectorOf } from '../core/collectors.js';
 import type { Explanation, RetentionFact } from '../core/explain.js';
 import { formatDuration, formatInstant } from '../core/retention.js';
+import { unusedFalseDetail } from '../core/rules.js';
 import type { LinkVia, ReferenceView, TargetRecord } from '../core/types.js';
 import { escapeControls, escapeControlsInJson } from '../escape.js';
 import { SIZED_KIND, toReportHolder } from './build.js';
@@ -92,6 +93,9 @@ function describeSize(target: TargetRecord): string {
 function kindFields(explanation: Explanation): string[] {
   const { target, decision } = explanation;
   const holders = (decision.heldBy ?? []).map((holder) => `${holder.kind}/${holder.name}${holder.kind === 'Pod' ? ` (${holder.phase ?? 'no phase yet'})` : ''}`);
+  // A claim's Unused=False condition names no Pod, but holds it as one does (rule 7).
+  const condition = target.leftover?.inUseCondition;
+  if (condition !== undefined) holders.push(`condition Unused=False${unusedFalseDetail(condition)}`);
   return [
     ...field('kind', [`${target.kind} (collector ${collectorOf(target.kind).name})`]),
     ...(target.kind === SIZED_KIND ? field('size', [describeSize(target)]) : []),

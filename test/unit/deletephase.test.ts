@@ -151,6 +151,7 @@ class TimedCluster {
     // PipelineResources alone: no Pod or StatefulSet is read, no finalizer removed.
     listPods: () => Promise.reject(new Error('no collector on reads Pods')),
     listStatefulSets: () => Promise.reject(new Error('no collector on reads StatefulSets')),
+    listClaims: () => Promise.reject(new Error('no claim is collected')),
     purgeClaimProtection: () => Promise.reject(new Error('no claim is collected')),
   };
 
@@ -624,6 +625,8 @@ class RecordingCluster {
   /** Per target name: what its DELETE answers (default: deleted), or a refusal. */
   readonly onDelete = new Map<string, TargetDeleteOutcome | KubeError>();
   readonly onPurge = new Map<string, TargetDeleteOutcome>();
+  /** The claims as a re-check lists them again: none unless a test sets them. */
+  claims: TargetRecord[] = [];
 
   constructor(
     public pods: PodRecord[],
@@ -643,6 +646,10 @@ class RecordingCluster {
     listStatefulSets: (_apis, _scope, namespaces) => {
       this.requests.push(`list statefulsets ${namespaces.join(',')}`);
       return Promise.resolve(this.statefulSets.filter((sts) => namespaces.includes(sts.namespace)));
+    },
+    listClaims: (_apis, _scope, namespaces) => {
+      this.requests.push(`list claims ${namespaces.join(',')}`);
+      return Promise.resolve(this.claims.filter((listed) => namespaces.includes(listed.namespace)));
     },
     readTarget: () => Promise.resolve(null),
     deleteTarget: (_apis, record) => {
@@ -706,6 +713,24 @@ describe('delete phase: collector by collector, holders re-read, claims left Ter
     const relisted = cluster.requests.slice(lastStsDelete, firstClaimDelete);
     assert.ok(relisted.includes('list statefulsets ci') && relisted.includes('list pods ci'), relisted.join('; '));
     for (const name of ['affinity-assistant-0123456789', 'pac-gitauth-abcdef', 'ws-pvc']) assert.equal(byName(name).result, 'deleted', name);
+  });
+
+  it("keeps a claim whose Unused condition turned False since the listing: the re-check lists the candidates' claims again; the others' DELETE carries the listed resourceVersion", async () => {
+    const cluster = new RecordingCluster([], []);
+    const [turned, free] = [claim('pvc-turned', PR), claim('pvc-free', PR)];
+    cluster.claims = [
+      { ...turned, resourceVersion: '99', leftover: { marker: 'owned', inUseCondition: { reason: 'PodUsingPVC', since: '2026-11-29T11:00:00Z' } } },
+      { ...free, resourceVersion: '98', leftover: { marker: 'owned' } },
+    ];
+    // A Secret first: the claims are re-checked on a view read after it settled.
+    const { byName } = await pass([pacSecret('pac-gitauth-abcdef', PR), turned, free], cluster);
+    assert.ok(cluster.requests.indexOf('list claims ci') < cluster.requests.indexOf('delete PersistentVolumeClaim pvc-free'), cluster.requests.join('; '));
+    assert.equal(cluster.requests.includes('delete PersistentVolumeClaim pvc-turned'), false);
+    assert.equal(byName('pvc-turned').result, undefined);
+    assert.equal(byName('pvc-turned').decision?.reason, 'in-use-by-pod');
+    assert.equal(byName('pvc-turned').decision?.message, 'in use by a Pod, by its Unused=False condition (PodUsingPVC) since 2026-11-29T11:00:00Z (seen when re-checking before deleting)');
+    assert.equal(byName('pvc-free').result, 'deleted');
+    assert.equal(byName('pvc-free').decision?.target.resourceVersion, free.resourceVersion);
   });
 
   it('keeps a claim whose StatefulSet was decided for deletion but stays (its delete failed): it still holds the claim', async () => {
