@@ -6,6 +6,7 @@
 import { Breaker, describeTrip, type BreakerTrip } from './breaker.js';
 import { COLLECTOR_NAMES, collectorOf } from './core/collectors.js';
 import type { ClusterView, Decision, Holder, LeftoverTarget, PodRecord, Policy, RunRecord, StatefulSetRecord, TargetRecord } from './core/types.js';
+import { runOwnerNames } from './core/graph.js';
 import { decideBounded, logReadProblems } from './decisions.js';
 import type { Remaining } from './kube/api.js';
 import type { KubeCluster, Scope, ServedApis, TargetDeleteOutcome } from './kube/cluster.js';
@@ -22,8 +23,9 @@ import { isAborted } from './signals.js';
  * A run created in that time that names a later candidate must save it, so no delete starts
  * on a view of the runs and namespaces whose first read began longer ago than this. What
  * remains is this interval plus the delete's own time in flight: a run created in it that
- * names the candidate fails to resolve it, as it would after any deletion by hand.
- * Kubernetes offers no precondition on other objects.
+ * names the candidate fails to resolve it, as it would after any deletion by hand; but for a
+ * target a rerun by name reads (a ResolutionRequest), whose owners' names are read once more
+ * right before its DELETE (Deleter.stillWanted). Kubernetes offers no precondition on other objects.
  */
 export const RECHECK_INTERVAL_MS = 5_000;
 
@@ -38,7 +40,7 @@ const PREFETCH_MARGIN_MS = 500;
 
 /** What the delete phase needs from the outside world. */
 export interface DeletePhaseDeps {
-  cluster: Pick<KubeCluster, 'runsChangedSince' | 'readNamespaces' | 'deleteTarget' | 'readTarget' | 'listPods' | 'listStatefulSets' | 'listClaims' | 'purgeClaimProtection'>;
+  cluster: Pick<KubeCluster, 'runsChangedSince' | 'runsNamed' | 'readNamespaces' | 'deleteTarget' | 'readTarget' | 'listPods' | 'listStatefulSets' | 'listClaims' | 'purgeClaimProtection'>;
   now: () => Date;
   log: Logger;
   /** Aborted by SIGTERM: no new delete starts after it, and no wait goes on. */
@@ -342,8 +344,9 @@ class Deleter {
       await this.waitForSlot(next.notBefore);
       // The breaker may trip while this one waits for its slot or its view: then it is skipped, not sent.
       if (this.stopping()) return;
-      const wanted = await this.fresh.stillCollectable(next.decision);
+      const wanted = await this.stillWanted(next.decision);
       if (this.stopping()) return;
+      if (wanted === 'failed') continue;
       if (!wanted) {
         const refused = this.refusals.get(next.decision.target.uid);
         // Kept by a fresh decision after an attempt that may have acted: say what is true.
@@ -352,6 +355,29 @@ class Deleter {
       }
       await this.attempt(next.decision, queue);
     }
+  }
+
+  /**
+   * Whether a fresh decision still deletes the candidate. A target a rerun by name reads
+   * (`owner-name`: a ResolutionRequest) is checked once more right before its DELETE: a run of
+   * its owner's name that the view does not hold was created since the view was read, up to
+   * RECHECK_INTERVAL_MS ago, and may be reading it now. Then the view is read again and the
+   * candidate decided on that. `failed`: those runs could not be read, and it was not deleted.
+   */
+  private async stillWanted(decision: Decision): Promise<boolean | 'failed'> {
+    if (!(await this.fresh.stillCollectable(decision))) return false;
+    if (!collectorOf(decision.target.kind).links.includes('owner-name')) return true;
+    let unseen: boolean;
+    try {
+      unseen = await this.fresh.hasUnseenRunOfOwnerName(decision.target);
+    } catch (error) {
+      this.fail(decision, error, `not deleted: reading the runs of its owner's name before deleting failed: ${errorMessage(error)}`);
+      return 'failed';
+    }
+    if (!unseen) return true;
+    this.deps.log.info({ namespace: decision.target.namespace, name: decision.target.name }, "a run of its owner's name was created since the view was read; deciding again");
+    this.fresh.expire();
+    return await this.fresh.stillCollectable(decision);
   }
 
   /** A refused delete waits out its backoff (or Retry-After); then every start takes the next slot. SIGTERM ends either wait at once. */
@@ -583,6 +609,19 @@ class Freshness {
   podsNaming(target: Pick<TargetRecord, 'kind' | 'namespace' | 'name'>): Holder[] {
     if (target.kind !== 'PersistentVolumeClaim') return [];
     return (this.dated.view.pods ?? []).filter((pod) => pod.namespace === target.namespace && pod.claims.includes(target.name)).map(podHolder);
+  }
+
+  /**
+   * Whether a run named as one of the target's run owners exists that the current view does
+   * not hold (by uid): a rerun by name created after the view was read.
+   */
+  async hasUnseenRunOfOwnerName(target: TargetRecord): Promise<boolean> {
+    const known = new Set(this.dated.view.runs.map((run) => run.uid));
+    for (const name of runOwnerNames(target)) {
+      const runs = await this.deps.cluster.runsNamed(this.apis, target.namespace, name);
+      if (runs.some((run) => !known.has(run.uid))) return true;
+    }
+    return false;
   }
 
   /** Whether a refresh failed, read now: `error` tested before an await stays narrowed after it for TypeScript. */

@@ -23,7 +23,7 @@ import { isAborted } from './signals.js';
 export interface SweepDeps {
   cluster: Pick<
     KubeCluster,
-    'discover' | 'listTargets' | 'listRuns' | 'listPods' | 'listStatefulSets' | 'listClaims' | 'readNamespaces' | 'runsChangedSince' | 'deleteTarget' | 'readTarget' | 'purgeClaimProtection'
+    'discover' | 'listTargets' | 'listRuns' | 'listPods' | 'listStatefulSets' | 'listClaims' | 'readNamespaces' | 'runsChangedSince' | 'runsNamed' | 'deleteTarget' | 'readTarget' | 'purgeClaimProtection'
   >;
   now: () => Date;
   log: Logger;

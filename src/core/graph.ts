@@ -302,14 +302,21 @@ function indexLeftoverLinks(runs: readonly RunRecord[]): LeftoverIndex {
  * The runs, of either kind, named as a run that owns one of `targets`, by namespace and name.
  * Only those names: a pass lists tens of thousands of runs, and few share a name with an owner.
  */
+/**
+ * The names of a target's run owners (`owner-name`): a run of either kind by one of these
+ * names in the target's namespace reads it, whatever its uid (a rerun by name).
+ */
+export function runOwnerNames(target: Pick<TargetRecord, 'ownerReferences'>): string[] {
+  return [...new Set(target.ownerReferences.filter((owner) => isRunKindName(owner.kind)).map((owner) => owner.name))];
+}
+
 function indexRunsByOwnerName(runs: readonly RunRecord[], targets: readonly TargetRecord[]): ByNamespaceName<RunRecord> {
   const wanted = new Map<string, Set<string>>();
   for (const target of targets) {
-    for (const owner of target.ownerReferences) {
-      if (!isRunKindName(owner.kind)) continue;
+    for (const name of runOwnerNames(target)) {
       let names = wanted.get(target.namespace);
       if (names === undefined) wanted.set(target.namespace, (names = new Set()));
-      names.add(owner.name);
+      names.add(name);
     }
   }
   const index: ByNamespaceName<RunRecord> = new Map();

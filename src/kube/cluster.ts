@@ -378,6 +378,21 @@ export class KubeCluster {
   }
 
   /**
+   * The runs, of either kind served, named `name` in `namespace`: their metadata only, one GET
+   * per kind. What a delete reads last of a target a rerun by name would read (`owner-name`).
+   */
+  async runsNamed(apis: ServedApis, namespace: string, name: string): Promise<ObjectIdentity[]> {
+    const found: ObjectIdentity[] = [];
+    for (const kind of RUN_KIND_NAMES) {
+      const served = apis.runs[kind];
+      if (served === undefined) continue;
+      const object = await getObject(this.http, served.resource, namespace, name, METADATA_OBJECT_ONLY);
+      if (object !== null) found.push(identityOf(object));
+    }
+    return found;
+  }
+
+  /**
    * The uid of the kube-system Namespace: what names this cluster however it is reached.
    * undefined when it cannot be read (this identity may not get it).
    */
@@ -580,7 +595,7 @@ function excludedNamespacesSelector(scope: Scope): string {
   return scope.excludeNamespaces.map((name) => `metadata.namespace!=${name}`).join(',');
 }
 
-interface ObjectIdentity {
+export interface ObjectIdentity {
   namespace: string;
   name: string;
   uid: string;

@@ -493,6 +493,39 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
       assert.deepEqual(await remaining(namespace), [own, task].sort());
     });
 
+    test('9: a rerun by name created during the delete phase, after the view its request was decided on: the read of its owner’s name right before the DELETE keeps it', async () => {
+      const namespace = 'rr-rerun-in-phase';
+      await server.seed.namespace(namespace);
+      const first = await storedRunAndItsRequest(namespace, 'build-a', { state: 'succeeded', finishedAt: hoursAgo(1) });
+      const second = await storedRunAndItsRequest(namespace, 'build-b', { state: 'succeeded', finishedAt: hoursAgo(1) });
+      const byName = new Map([
+        [first.name, second],
+        [second.name, first],
+      ]);
+      let rerun: string | undefined;
+      // One delete at a time, requests alone (no earlier collector's deletes make the phase read
+      // its view again): the rerun is created after the view the second request is decided on,
+      // well within the 5 s that view may serve.
+      const { outcome } = await passInProcess(server.controlPlane.kubeConfig(), ['--collect', 'resolution-requests', '--namespace', namespace, '--min-age', '0s', '--concurrency', '1'], {
+        beforeDelete: async (target, sent) => {
+          if (sent > 0) return;
+          const other = byName.get(target.name);
+          assert.ok(other !== undefined, target.name);
+          rerun = other.name;
+          await custom.deleteNamespacedCustomObject({ group: 'tekton.dev', version: 'v1', namespace, plural: 'pipelineruns', name: other.owner.name });
+          await run(remotePipelineRun(namespace, other.owner.name, 'git', gitParams('main', 'pipeline.yaml')), { state: 'running' });
+        },
+      });
+      assert.equal(outcome.exitCode, 0);
+      assert.ok(rerun !== undefined);
+      const deleted = rerun === first.name ? second.name : first.name;
+      assert.deepEqual(results(outcome.report), { [`ResolutionRequest ${deleted}`]: 'runs-finished deleted', [`ResolutionRequest ${rerun}`]: 'referenced-by-active-run kept' });
+      // The run created again is the one that owned the kept request.
+      const owner = byName.get(deleted)?.owner.name ?? '';
+      assert.equal(messages(outcome.report)[rerun], `read by active PipelineRun ${owner} (running), same name as its owner (seen when re-checking before deleting)`);
+      assert.deepEqual(await remaining(namespace), [rerun]);
+    });
+
     describe('requests, as metadata only', () => {
       const fault = useFaultProxy(server);
 

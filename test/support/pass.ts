@@ -102,6 +102,7 @@ export async function passInProcess(kubeConfig: KubeConfig, args: readonly strin
       return namespaces;
     },
     runsChangedSince: (...args) => real.runsChangedSince(...args),
+    runsNamed: (...args) => real.runsNamed(...args),
     readTarget: (...args) => real.readTarget(...args),
     deleteTarget: async (apis, target, attempt) => {
       await hooks.beforeDelete?.(target, sent++);

@@ -28,7 +28,7 @@ import type { Remaining } from '../../src/kube/api.js';
 import type { ServedApis, TargetDeleteOutcome } from '../../src/kube/cluster.js';
 import { KubeError } from '../../src/kube/errors.js';
 import type { Result } from '../../src/report/model.js';
-import { affinityClaim, affinityStatefulSet, claim, lrun, pacSecret, pod, statefulSet } from '../fixtures/unit/leftovers.js';
+import { activeLrun, affinityClaim, affinityStatefulSet, claim, leftover, lrun, pacSecret, pod, statefulSet } from '../fixtures/unit/leftovers.js';
 import { NOW, POLICY, activeRun, run, target } from '../fixtures/unit/records.js';
 
 const POLICY_NOW = { ...POLICY, minAgeMs: 0 };
@@ -148,7 +148,8 @@ class TimedCluster {
       if (answer !== undefined) return { outcome: answer };
       return { outcome: this.targets.delete(record.uid) ? 'deleted' : 'gone' };
     },
-    // PipelineResources alone: no Pod or StatefulSet is read, no finalizer removed.
+    // PipelineResources alone: no Pod or StatefulSet is read, no run by name, no finalizer removed.
+    runsNamed: () => Promise.reject(new Error('no collector on reads runs by name')),
     listPods: () => Promise.reject(new Error('no collector on reads Pods')),
     listStatefulSets: () => Promise.reject(new Error('no collector on reads StatefulSets')),
     listClaims: () => Promise.reject(new Error('no claim is collected')),
@@ -606,6 +607,7 @@ const LEFTOVER_APIS: ServedApis = {
     'affinity-assistants': { group: 'apps', version: 'v1', plural: 'statefulsets' },
     'pac-secrets': { group: '', version: 'v1', plural: 'secrets' },
     'workspace-pvcs': { group: '', version: 'v1', plural: 'persistentvolumeclaims' },
+    'resolution-requests': { group: 'resolution.tekton.dev', version: 'v1beta1', plural: 'resolutionrequests' },
   },
   runs: {
     PipelineRun: { resource: { group: 'tekton.dev', version: 'v1', plural: 'pipelineruns' } },
@@ -627,6 +629,10 @@ class RecordingCluster {
   readonly onPurge = new Map<string, TargetDeleteOutcome>();
   /** The claims as a re-check lists them again: none unless a test sets them. */
   claims: TargetRecord[] = [];
+  /** Runs created since the listing: a re-check reads them as changed, a read by name finds them. */
+  created: RunRecord[] = [];
+  /** Set: a read of runs by name fails with it. */
+  runsNamedFails: KubeError | undefined;
 
   constructor(
     public pods: PodRecord[],
@@ -636,7 +642,13 @@ class RecordingCluster {
   readonly api: DeletePhaseDeps['cluster'] = {
     runsChangedSince: () => {
       this.requests.push('list runs');
-      return Promise.resolve({ changed: [], goneUids: new Set<string>() });
+      return Promise.resolve({ changed: [...this.created], goneUids: new Set<string>() });
+    },
+    runsNamed: (_apis, namespace, name) => {
+      this.requests.push(`get runs named ${name}`);
+      if (this.runsNamedFails !== undefined) return Promise.reject(this.runsNamedFails);
+      const known = [PR, ...this.created].filter((run) => run.namespace === namespace && run.name === name);
+      return Promise.resolve(known.map((run) => ({ namespace: run.namespace, name: run.name, uid: run.uid, resourceVersion: run.resourceVersion })));
     },
     readNamespaces: () => Promise.resolve(new Map()),
     listPods: (_apis, _scope, namespaces) => {
@@ -696,6 +708,42 @@ describe('delete phase: collector by collector, holders re-read, claims left Ter
   const sts = affinityStatefulSet('affinity-assistant-0123456789', PR);
   const stsClaim = affinityClaim('pvc-0123abcd-affinity-assistant-0123456789-0', 'pr-1');
   const holding = statefulSet('affinity-assistant-0123456789', ['pvc-0123abcd-affinity-assistant-0123456789-0'], { uid: sts.uid });
+
+  /**
+   * A rerun by name (a PipelineRun deleted and created again with its name) reads its
+   * predecessor's ResolutionRequest: Tekton finds a request by a name made of the run's name
+   * and its params. One created after the view was read is found by a read of the runs of the
+   * owner's name right before the request's DELETE, and the request is decided on again.
+   */
+  const request = (name: string): TargetRecord => leftover('ResolutionRequest', name, { ownerReferences: [{ kind: 'PipelineRun', name: PR.name, uid: PR.uid, controller: true }] });
+
+  it("keeps a ResolutionRequest a rerun by name created since the view was read reads: its runs by name are read right before the DELETE, then the view again", async () => {
+    const cluster = new RecordingCluster([], []);
+    cluster.created = [activeLrun(PR.name, { uid: 'uid-pr-1-rerun', resourceVersion: '77' })];
+    // The request alone: no earlier collector's deletes expire the view, so only the read by name can see the rerun.
+    const { byName } = await pass([request('cluster-0a1b')], cluster);
+    // Kept by a fresh decision: no result of the delete phase, the decision says why.
+    assert.equal(byName('cluster-0a1b').result, undefined);
+    assert.equal(byName('cluster-0a1b').decision?.action, 'keep');
+    assert.equal(byName('cluster-0a1b').decision?.message, `read by active PipelineRun ${PR.name} (running), same name as its owner (seen when re-checking before deleting)`);
+    assert.deepEqual(cluster.requests, [`get runs named ${PR.name}`, 'list runs']);
+  });
+
+  it('deletes a ResolutionRequest when the only run of its owner’s name is the one the view holds, after reading it by name', async () => {
+    const cluster = new RecordingCluster([], []);
+    const { byName } = await pass([request('cluster-0a1b')], cluster);
+    assert.equal(byName('cluster-0a1b').result, 'deleted');
+    assert.deepEqual(cluster.requests, [`get runs named ${PR.name}`, 'delete ResolutionRequest cluster-0a1b']);
+  });
+
+  it('does not delete a ResolutionRequest when its runs by name cannot be read, and says why', async () => {
+    const cluster = new RecordingCluster([], []);
+    cluster.runsNamedFails = new KubeError(403, { verb: 'get', resource: 'pipelineruns.tekton.dev', namespace: 'ci' }, 'forbidden');
+    const { byName } = await pass([request('cluster-0a1b')], cluster);
+    assert.equal(byName('cluster-0a1b').result, 'failed');
+    assert.match(byName('cluster-0a1b').decision?.message ?? '', /; not deleted: reading the runs of its owner's name before deleting failed: .*forbidden/);
+    assert.ok(!cluster.requests.some((entry) => entry.startsWith('delete')), cluster.requests.join('; '));
+  });
 
   it('deletes collector by collector (StatefulSets, Secrets, claims) and re-reads Pods and StatefulSets before the claims', async () => {
     const cluster = new RecordingCluster([], [holding]);
