@@ -363,7 +363,7 @@ async function benchServer(flags: BenchFlags, setup: ServerSetup, entryPath: str
   );
   // A current Tekton's cluster has no PipelineResource CRD.
   const leftovers = shape.leftovers === undefined ? undefined : leftoverTotals(shape);
-  const controlPlane = await startControlPlane({ crds: leftovers === undefined ? 'v0.45' : 'none', ...(dataDir !== undefined && { dataDir }), watchCache: setup.watchCache, log });
+  const controlPlane = await startControlPlane({ crds: leftovers === undefined ? 'v0.45' : 'none', ...(dataDir !== undefined && { dataDir }), watchCache: setup.watchCache, output: { stream: process.stderr, indent: 'bench: ' } });
   const api = new RawApi(controlPlane.server, controlPlane.adminToken, flags.seedConcurrency);
   try {
     let seed: VariantResult['seed'];

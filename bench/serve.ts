@@ -10,7 +10,7 @@ if (dataDir === undefined || kubeconfig === undefined) {
   process.stderr.write('usage: npx tsx bench/serve.ts DATA_DIR KUBECONFIG [--watch-cache]\n');
   process.exitCode = 2;
 } else {
-  const controlPlane = await startControlPlane({ crds: 'v0.45', dataDir, watchCache: rest.includes('--watch-cache'), log: (line) => process.stderr.write(`${line}\n`) });
+  const controlPlane = await startControlPlane({ crds: 'v0.45', dataDir, watchCache: rest.includes('--watch-cache') });
   await copyFile(controlPlane.kubeconfigPath, kubeconfig);
   process.stdout.write(`serving ${dataDir} at ${controlPlane.server}; kubeconfig ${kubeconfig}\n`);
   // The harness stops the servers on SIGINT or SIGTERM (harness/lifetime.ts); this timer keeps

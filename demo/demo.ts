@@ -3,7 +3,8 @@
  * step. Starts the control plane, fills two namespaces with what a CI cluster
  * accumulates, runs a dry run and a live pass of the CLI exactly as a user would, shows
  * what is left; then does the same with the leftovers of a third namespace, a current
- * Tekton's (workspace claims, affinity-assistant claims, Pipelines-as-Code Secrets), and
+ * Tekton's (workspace claims, affinity-assistant claims, Pipelines-as-Code Secrets,
+ * ResolutionRequests), and
  * stops the control plane (also on Ctrl-C and on failure).
  */
 import { execFile } from 'node:child_process';
@@ -50,15 +51,16 @@ async function main(): Promise<void> {
   say('and keeps what a label or a time window says to keep. This demo runs it against a real,');
   say('local kube-apiserver with the Tekton v0.45 CRDs (the last release with PipelineResources).');
   say('Then (steps 8-10) it collects what current Tekton runs leave behind: workspace claims,');
-  say('affinity-assistant claims and Pipelines-as-Code git-auth Secrets.');
+  say('affinity-assistant claims, Pipelines-as-Code git-auth Secrets and ResolutionRequests.');
   say();
 
-  say('1. Start a local control plane (etcd + kube-apiserver, Tekton v0.45 CRDs)');
+  say('1. Start a local control plane (etcd + kube-apiserver, Tekton v0.45 CRDs and ResolutionRequests)');
   let step = Date.now();
   // Missing binaries are built once from source (minutes); say so where the reader looks.
-  const log = (line: string): void => say(`${INDENT}${line}`);
-  const { kubectl } = await ensureBinaries(['kubectl'], { log });
-  const controlPlane = await startControlPlane({ crds: 'v0.45', log });
+  const output = { stream: process.stdout, indent: INDENT };
+  const { kubectl } = await ensureBinaries(['kubectl'], { output });
+  // v0.45's CRDs, which still have PipelineResources, and the ResolutionRequests of a current Tekton.
+  const controlPlane = await startControlPlane({ crds: 'upgraded', output });
   try {
     say(`${INDENT}ready at ${controlPlane.server} in ${seconds(Date.now() - step)}`);
     say();
@@ -170,7 +172,7 @@ async function demo(controlPlane: ControlPlane, kubectl: string): Promise<void> 
 
 /**
  * Steps 8-10: the leftovers of a current Tekton, seeded in step 2 and so as old as the
- * rest: a dry run, a live pass (Secrets deleted, claims left Terminating by their
+ * rest: a dry run, a live pass (Secrets and ResolutionRequests deleted, claims left Terminating by their
  * finalizer), then a pass with --pvc-finalizer purge that releases the claims.
  */
 async function collectLeftovers(context: { controlPlane: ControlPlane; kubectl: string; logDir: string; minAgeFlags: readonly string[]; leftovers: readonly Leftover[] }): Promise<void> {
@@ -182,7 +184,9 @@ async function collectLeftovers(context: { controlPlane: ControlPlane; kubectl: 
   say(`${INDENT}Tekton v0.46 dropped PipelineResources, but its runs still leave objects behind. In ${PAC_NAMESPACE},`);
   say(`${INDENT}Pipelines-as-Code starts a PipelineRun (tekton.dev/v1) for every push and pull request, with a`);
   say(`${INDENT}pac-gitauth-* Secret holding a copy of the git token; each run's volumeClaimTemplate gets it a`);
-  say(`${INDENT}claim of its own, owned by the run and kept as long as the run is:`);
+  say(`${INDENT}claim of its own, owned by the run and kept as long as the run is. A push runs the organisation's`);
+  say(`${INDENT}shared pipeline, which Tekton's git resolver fetches through a ResolutionRequest the run owns (with`);
+  say(`${INDENT}the pipeline's YAML in its status), and one more for each remote task, kept as long as the run is:`);
   for (const line of describeLeftovers(leftovers)) say(line);
   say(`${INDENT}Steps 3 to 5 neither reported nor touched any of them: --collect defaults to pipelineresources.`);
   say(`${INDENT}$ tekton-resource-gc --dry-run ${flags.join(' ')}`);
@@ -190,37 +194,41 @@ async function collectLeftovers(context: { controlPlane: ControlPlane; kubectl: 
   say(`${INDENT}The same table, other kinds: SIZE is a claim's bound capacity, else its request. LINKED RUNS are the`);
   say(`${INDENT}runs that own it, bind it as a workspace or name it in Pipelines-as-Code's git-auth annotation; an`);
   say(`${INDENT}owner deleted reads "gone". HELD BY are the Pods and StatefulSets still using it. The bytes line`);
-  say(`${INDENT}adds up the claims to delete.`);
+  say(`${INDENT}adds up the claims to delete. A running run's request goes early (resolution-stored) only when it is`);
+  say(`${INDENT}the run's own pipelineRef and the run has stored that pipeline; its other requests it reads on every`);
+  say(`${INDENT}reconcile, and a request of a finished run goes with the rest.`);
   say();
 
-  say('9. Live pass: the Secrets go, the claims stay Terminating');
+  say('9. Live pass: the Secrets and ResolutionRequests go, the claims stay Terminating');
   say(`${INDENT}$ tekton-resource-gc ${flags.join(' ')}`);
   await pass([...flags, ...kubeconfig], join(logDir, 'leftovers-live.log'), 'report');
   await showKubectl(kubectl, [...kubeconfig, 'get', 'pvc', '-n', PAC_NAMESPACE]);
   const afterLive = await remainingLeftovers(controlPlane.kubeConfig());
-  say(`${INDENT}The Secrets are gone. The claims are deleted but stay Terminating: the API server puts the`);
-  say(`${INDENT}kubernetes.io/pvc-protection finalizer on every claim, and kube-controller-manager removes it once no`);
-  say(`${INDENT}Pod names the claim, whatever the Pod's phase (this demo's server runs no controller: here nothing`);
-  say(`${INDENT}ever would). A finished TaskRun's Pod (HELD BY) stays until the TaskRun is deleted, so on a real`);
-  say(`${INDENT}cluster too the claim of a run you keep stays Terminating, its volume still allocated: the bytes`);
-  say(`${INDENT}line counts it as pending. --pvc-finalizer purge removes that one finalizer itself, and only once`);
-  say(`${INDENT}every Pod that names the claim has finished.`);
+  say(`${INDENT}The Secrets and the two ResolutionRequests are gone. The claims are deleted but stay Terminating:`);
+  say(`${INDENT}the API server puts the kubernetes.io/pvc-protection finalizer on every claim, and`);
+  say(`${INDENT}kube-controller-manager removes it once no Pod names the claim, whatever the Pod's phase (this`);
+  say(`${INDENT}demo's server runs no controller: here nothing ever would). A finished TaskRun's Pod (HELD BY)`);
+  say(`${INDENT}stays until the TaskRun is deleted, so on a real cluster too the claim of a run you keep stays`);
+  say(`${INDENT}Terminating, its volume still allocated: the bytes line counts it as pending. --pvc-finalizer`);
+  say(`${INDENT}purge removes that one finalizer itself, and only once every Pod that names the claim has finished.`);
   say();
 
   say('10. Purge: release the volumes');
   const purge = [...flags, '--pvc-finalizer', 'purge'];
   say(`${INDENT}$ tekton-resource-gc ${purge.join(' ')}`);
   await pass([...purge, ...kubeconfig], join(logDir, 'leftovers-purge.log'), 'report');
-  await showKubectl(kubectl, [...kubeconfig, 'get', 'pvc,secrets,statefulsets', '-n', PAC_NAMESPACE]);
+  await showKubectl(kubectl, [...kubeconfig, 'get', 'pvc,secrets,statefulsets,resolutionrequests', '-n', PAC_NAMESPACE]);
   const left = await remainingLeftovers(controlPlane.kubeConfig());
   checkLeftovers(leftovers, afterLive, left);
-  say(`${INDENT}As expected: what the running run uses is kept, the rest is gone. keep is the default; purge frees`);
-  say(`${INDENT}the volumes of finished runs' claims before the runs themselves are pruned.`);
+  say(`${INDENT}As expected: what the running run uses or may still read is kept, the rest is gone. keep is the`);
+  say(`${INDENT}default; purge frees the volumes of finished runs' claims before the runs themselves are pruned.`);
   say();
 }
 
 /** The leftovers under the run that made each, one line each. */
 function describeLeftovers(leftovers: readonly Leftover[]): string[] {
+  const nameOf = (leftover: Leftover): string => `${KUBECTL_KIND[leftover.kind]}/${leftover.name}`;
+  const width = Math.max(...leftovers.map((leftover) => nameOf(leftover).length));
   const lines: string[] = [];
   let run = '';
   for (const leftover of leftovers) {
@@ -228,13 +236,12 @@ function describeLeftovers(leftovers: readonly Leftover[]): string[] {
       run = leftover.run;
       lines.push(`${INDENT}  ${run}:`);
     }
-    const name = `${KUBECTL_KIND[leftover.kind]}/${leftover.name}`;
-    lines.push(`${INDENT}    ${name.padEnd(52)} ${(leftover.size ?? '').padEnd(5)} ${leftover.what.padEnd(43)} => ${leftover.expect}: ${leftover.why}`);
+    lines.push(`${INDENT}    ${nameOf(leftover).padEnd(width)} ${(leftover.size ?? '').padEnd(5)} ${leftover.what.padEnd(43)} => ${leftover.expect}: ${leftover.why}`);
   }
   return lines;
 }
 
-const KUBECTL_KIND: Readonly<Record<Leftover['kind'], string>> = { PersistentVolumeClaim: 'pvc', Secret: 'secret', StatefulSet: 'statefulset' };
+const KUBECTL_KIND: Readonly<Record<Leftover['kind'], string>> = { PersistentVolumeClaim: 'pvc', Secret: 'secret', StatefulSet: 'statefulset', ResolutionRequest: 'resolutionrequest' };
 
 /**
  * After the live pass, every claim to delete is Terminating and every other leftover to
@@ -250,6 +257,8 @@ function checkLeftovers(leftovers: readonly Leftover[], afterLive: LeftoversLeft
     ...(left.claims.map((claim) => claim.name).join() === names('PersistentVolumeClaim', 'keep').join() ? [] : [`claims left: ${left.claims.map((claim) => claim.name).join(', ') || 'none'}`]),
     ...(left.secrets.join() === names('Secret', 'keep').join() ? [] : [`Secrets left: ${left.secrets.join(', ') || 'none'}`]),
     ...(left.statefulSets.join() === names('StatefulSet', 'keep').join() ? [] : [`StatefulSets left: ${left.statefulSets.join(', ') || 'none'}`]),
+    ...(afterLive.requests.join() === names('ResolutionRequest', 'keep').join() ? [] : [`after the live pass, ResolutionRequests: ${afterLive.requests.join(', ') || 'none'}`]),
+    ...(left.requests.join() === names('ResolutionRequest', 'keep').join() ? [] : [`ResolutionRequests left: ${left.requests.join(', ') || 'none'}`]),
   ];
   if (problems.length > 0) throw new Error(`the leftovers are not as expected: ${problems.join('; ')}`);
 }

@@ -14,19 +14,26 @@
  *   `affinity-assistant-<sha256(workspace + run name)[:10]>`, owned by its PipelineRun;
  * - a Pipelines-as-Code `pac-gitauth-<6 letters>` Secret, created before its run and
  *   given an ownerReference to it with `controller: false` once the run exists;
+ * - a ResolutionRequest of a remote `pipelineRef` (Tekton's git resolver), or of a remote
+ *   `taskRef` of a pipeline task, one controller ownerReference to the run and named
+ *   `<resolver>-<FNV-128a of namespace/name and the params>` (src/core/resolution.ts): the
+ *   run's own name for its pipelineRef, `<run>-<pipeline task>` for a task's; the run
+ *   stores the pipeline it resolved in status.pipelineSpec;
  * - a TaskRun's Pod `<taskrun>-pod`, on a node, its phase written through /status.
  *
  * Each object says what it is and what the collector should do with it, so the demo
  * can explain it before the passes and check it after.
  */
 import { createHash } from 'node:crypto';
-import { AppsV1Api, CoreV1Api, type KubeConfig, type V1OwnerReference } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig, type V1OwnerReference } from '@kubernetes/client-node';
+import { RESOLUTION } from '../harness/crds.js';
+import { deterministicName } from '../src/core/resolution.js';
 import type { Seeder } from '../test/support/seed.js';
 import { hoursAgo, type KubeObject, type RunStatusSpec } from '../test/support/tekton.js';
 
 export const PAC_NAMESPACE = 'shop-pac';
 /** What the leftover passes collect: every leftover kind, no PipelineResources. */
-export const LEFTOVER_COLLECTORS = 'workspace-pvcs,affinity-assistants,pac-secrets';
+export const LEFTOVER_COLLECTORS = 'workspace-pvcs,affinity-assistants,pac-secrets,resolution-requests';
 
 const GROUP_VERSION = 'tekton.dev/v1';
 const REPOSITORY = 'https://github.com/example/shop';
@@ -34,7 +41,31 @@ const REPOSITORY = 'https://github.com/example/shop';
 const SOURCE_WORKSPACE = 'source';
 const PAC_MANAGED_BY = 'pipelinesascode.tekton.dev';
 
-export type LeftoverKind = 'PersistentVolumeClaim' | 'Secret' | 'StatefulSet';
+type Param = { name: string; value: string };
+/** The push pipeline, shared by the organisation's repositories: Tekton's git resolver fetches it for each run. */
+const PIPELINE_PARAMS: readonly Param[] = [
+  { name: 'url', value: 'https://github.com/example/ci-pipelines' },
+  { name: 'revision', value: 'main' },
+  { name: 'pathInRepo', value: 'pipelines/push.yaml' },
+];
+/** The deploy task of that pipeline, from an OCI bundle: resolved when the run starts it. */
+const DEPLOY_TASK = 'deploy';
+const DEPLOY_PARAMS: readonly Param[] = [
+  { name: 'bundle', value: 'registry.example/catalog/deploy:0.4' },
+  { name: 'name', value: 'deploy' },
+  { name: 'kind', value: 'task' },
+];
+/** What a run stores in status.pipelineSpec once it has resolved the pipeline: it reads the request no more. */
+const STORED_PIPELINE = {
+  workspaces: [{ name: SOURCE_WORKSPACE }, { name: 'basic-auth' }],
+  tasks: [
+    { name: 'fetch', taskRef: { name: 'git-clone' }, workspaces: [{ name: 'output', workspace: SOURCE_WORKSPACE }, { name: 'basic-auth', workspace: 'basic-auth' }] },
+    { name: DEPLOY_TASK, runAfter: ['fetch'], taskRef: { resolver: 'bundles', params: DEPLOY_PARAMS } },
+  ],
+};
+const RESOLVER_TYPE_LABEL = 'resolution.tekton.dev/type';
+
+export type LeftoverKind = 'PersistentVolumeClaim' | 'Secret' | 'StatefulSet' | 'ResolutionRequest';
 
 /** One object of the namespace, as the demo describes it and the report should decide it. */
 export interface Leftover {
@@ -73,6 +104,8 @@ interface RunPlan {
   coschedule: 'workspaces' | 'pipelineruns';
   /** Deleted while it ran: the garbage collector took what it owned, and nothing else. */
   deletedMidFlight?: boolean;
+  /** Its pipelineRef resolved by Tekton's git resolver (PIPELINE_PARAMS), the pipeline stored in its status. */
+  remotePipeline?: boolean;
   story: string;
 }
 
@@ -85,6 +118,7 @@ const PLANS: readonly RunPlan[] = [
     claim: { storage: '5Gi' },
     pac: { secret: 'pac-gitauth-hqzvtm', sha: '3f9c2a1', event: 'push' },
     coschedule: 'workspaces',
+    remotePipeline: true,
     story: 'PipelineRun shop-on-push-8kq2m succeeded 26h ago',
   },
   {
@@ -114,6 +148,7 @@ const PLANS: readonly RunPlan[] = [
     claim: { storage: '5Gi' },
     pac: { secret: 'pac-gitauth-mvtdoa', sha: 'a1b2c3d', event: 'push' },
     coschedule: 'workspaces',
+    remotePipeline: true,
     story: 'PipelineRun shop-on-push-r4x9t is running',
   },
   {
@@ -156,15 +191,17 @@ function ownerReference(kind: 'PipelineRun' | 'TaskRun', name: string, uid: stri
 export async function seedLeftovers(kubeConfig: KubeConfig, seed: Seeder, now = new Date()): Promise<Leftover[]> {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const apps = kubeConfig.makeApiClient(AppsV1Api);
+  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   await seed.namespace(PAC_NAMESPACE);
   const leftovers: Leftover[] = [];
-  for (const plan of PLANS) leftovers.push(...(await seedRun({ core, apps, seed }, plan, now)));
+  for (const plan of PLANS) leftovers.push(...(await seedRun({ core, apps, custom, seed }, plan, now)));
   return leftovers;
 }
 
 interface Clients {
   core: CoreV1Api;
   apps: AppsV1Api;
+  custom: CustomObjectsApi;
   seed: Seeder;
 }
 
@@ -189,10 +226,11 @@ async function seedRun(clients: Clients, plan: RunPlan, now: Date): Promise<Left
       labels,
       ...(plan.pac !== undefined && { annotations: { 'pipelinesascode.tekton.dev/git-auth-secret': plan.pac.secret, 'pipelinesascode.tekton.dev/sha-url': `${REPOSITORY}/commit/${plan.pac.sha}` } }),
     },
-    spec: { ...(plan.kind === 'PipelineRun' ? { pipelineRef: { name: 'build-and-test' } } : { taskRef: { name: 'trivy-scan' } }), workspaces },
+    spec: { ...(plan.kind === 'PipelineRun' ? { pipelineRef: plan.remotePipeline === true ? { resolver: 'git', params: PIPELINE_PARAMS } : { name: 'build-and-test' } } : { taskRef: { name: 'trivy-scan' } }), workspaces },
   };
-  const created = await seed.create(run, status);
+  const created = await seed.create(run, status, plan.remotePipeline === true ? STORED_PIPELINE : undefined);
   if (plan.pac !== undefined) await ownSecret(core, plan.pac.secret, ownerReference('PipelineRun', plan.name, created.uid, false));
+  const requests = plan.remotePipeline === true ? await createResolutionRequests(clients.custom, plan, ownerReference('PipelineRun', plan.name, created.uid, true)) : [];
 
   const ownClaim = `pvc-${hash10(`${SOURCE_WORKSPACE}${created.uid}`)}`;
   const leftovers: Leftover[] = [];
@@ -234,6 +272,8 @@ async function seedRun(clients: Clients, plan: RunPlan, now: Date): Promise<Left
     });
   }
 
+  leftovers.push(...requests);
+
   if (plan.deletedMidFlight === true) {
     // Kubernetes' garbage collector then deletes what the run owned (its StatefulSet, its
     // Secret); none runs here, so the demo deletes them with the run.
@@ -259,6 +299,48 @@ async function seedRun(clients: Clients, plan: RunPlan, now: Date): Promise<Left
     });
   }
   return leftovers;
+}
+
+/**
+ * The requests Tekton made for a run of the push pipeline: its pipelineRef's (the run has
+ * stored that pipeline since), and, while it runs, the deploy task's, which it resolves
+ * again on every reconcile until it starts that task.
+ */
+async function createResolutionRequests(custom: CustomObjectsApi, plan: RunPlan, owner: V1OwnerReference): Promise<Leftover[]> {
+  const active = plan.state === 'running';
+  const pipeline = deterministicName('git', `${PAC_NAMESPACE}/${plan.name}`, PIPELINE_PARAMS);
+  await createResolutionRequest(custom, { name: pipeline, resolver: 'git', params: PIPELINE_PARAMS, owner });
+  const leftovers: Leftover[] = [
+    {
+      kind: 'ResolutionRequest',
+      name: pipeline,
+      run: plan.story,
+      what: 'its pipelineRef, resolved from git',
+      ...(active
+        ? { expect: 'delete', reason: 'resolution-stored', why: 'the run stored the pipeline and reads it no more' }
+        : { expect: 'delete', reason: 'runs-finished', why: 'its run is finished' }),
+    },
+  ];
+  if (active) {
+    const deploy = deterministicName('bundles', `${PAC_NAMESPACE}/${plan.name}-${DEPLOY_TASK}`, DEPLOY_PARAMS);
+    await createResolutionRequest(custom, { name: deploy, resolver: 'bundles', params: DEPLOY_PARAMS, owner });
+    leftovers.push({ kind: 'ResolutionRequest', name: deploy, run: plan.story, what: `its ${DEPLOY_TASK} task, from a bundle`, expect: 'keep', reason: 'referenced-by-active-run', why: 'its run may still read it: the task has not started' });
+  }
+  return leftovers;
+}
+
+/** A ResolutionRequest as Tekton makes it: the resolver's label, the params, the run as its controller. */
+async function createResolutionRequest(custom: CustomObjectsApi, request: { name: string; resolver: string; params: readonly Param[]; owner: V1OwnerReference }): Promise<void> {
+  await custom.createNamespacedCustomObject({
+    ...RESOLUTION,
+    namespace: PAC_NAMESPACE,
+    body: {
+      apiVersion: `${RESOLUTION.group}/${RESOLUTION.version}`,
+      kind: 'ResolutionRequest',
+      metadata: { name: request.name, namespace: PAC_NAMESPACE, labels: { [RESOLVER_TYPE_LABEL]: request.resolver }, ownerReferences: [request.owner] },
+      spec: { params: request.params },
+    },
+  });
 }
 
 function podPhase(state: RunPlan['state']): 'Running' | 'Succeeded' | 'Failed' {
@@ -369,11 +451,12 @@ async function createAffinityAssistant(apps: AppsV1Api, assistant: { name: strin
   });
 }
 
-/** What is left in the namespace: claims (and whether each is Terminating), Secrets and StatefulSets, by name. */
+/** What is left in the namespace: claims (and whether each is Terminating), Secrets, StatefulSets and ResolutionRequests, by name. */
 export interface LeftoversLeft {
   claims: { name: string; terminating: boolean }[];
   secrets: string[];
   statefulSets: string[];
+  requests: string[];
 }
 
 export async function remainingLeftovers(kubeConfig: KubeConfig): Promise<LeftoversLeft> {
@@ -382,10 +465,12 @@ export async function remainingLeftovers(kubeConfig: KubeConfig): Promise<Leftov
   const claims = (await core.listNamespacedPersistentVolumeClaim({ namespace: PAC_NAMESPACE })).items;
   const secrets = (await core.listNamespacedSecret({ namespace: PAC_NAMESPACE })).items;
   const statefulSets = (await apps.listNamespacedStatefulSet({ namespace: PAC_NAMESPACE })).items;
+  const requests = ((await kubeConfig.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({ ...RESOLUTION, namespace: PAC_NAMESPACE })) as { items: { metadata?: { name?: string } }[] }).items;
   const name = (item: { metadata?: { name?: string } }): string => item.metadata?.name ?? '';
   return {
     claims: claims.map((claim) => ({ name: name(claim), terminating: claim.metadata?.deletionTimestamp !== undefined })).sort((a, b) => a.name.localeCompare(b.name)),
     secrets: secrets.map(name).sort(),
     statefulSets: statefulSets.map(name).sort(),
+    requests: requests.map(name).sort(),
   };
 }

@@ -2,10 +2,12 @@
 // modules, once per version, into a cache directory of the project's own.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { constants as fsConstants } from 'node:fs';
+import { constants as fsConstants, createWriteStream, type WriteStream } from 'node:fs';
 import { access, link, mkdir, mkdtemp, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { BuildProgress, formatDuration, type BuildOutput } from './buildprogress.js';
 
 export const VERSIONS = {
   etcd: 'v3.6.16',
@@ -42,8 +44,8 @@ export type BinaryPaths<N extends BinaryName> = Record<N, string>;
 
 export interface EnsureOptions {
   env?: NodeJS.ProcessEnv;
-  /** Where progress lines go; stderr by default. */
-  log?: (line: string) => void;
+  /** Where a build's progress line goes; stderr by default. Go's own output goes to a log file. */
+  output?: BuildOutput;
 }
 
 /** One `go` invocation sequence that produces one or more binaries of one version. */
@@ -65,8 +67,9 @@ interface RecipeContext {
   goOutput: (args: readonly string[], cwd: string) => Promise<string>;
 }
 
-const HEARTBEAT_MS = 15_000;
 const LOCK_POLL_MS = 1_000;
+/** How much of go's output a failed build shows; the whole of it is in the build's log file. */
+const FAILURE_TAIL_LINES = 40;
 
 const etcdRecipe: Recipe = {
   id: 'etcd',
@@ -227,7 +230,7 @@ async function overridePath(name: BinaryName, env: NodeJS.ProcessEnv): Promise<s
  */
 export async function ensureBinaries<N extends BinaryName>(names: readonly N[], options: EnsureOptions = {}): Promise<BinaryPaths<N>> {
   const env = options.env ?? process.env;
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const output = options.output ?? { stream: process.stderr };
   const paths: Partial<BinaryPaths<N>> = {};
   const missing: N[] = [];
   for (const name of names) {
@@ -237,18 +240,18 @@ export async function ensureBinaries<N extends BinaryName>(names: readonly N[], 
   }
   const recipes = [...new Set(missing.map(recipeFor))];
   // Sequentially: on a small machine parallel go builds only compete for the same cores.
-  for (const recipe of recipes) await buildOnce(recipe, env, log);
+  for (const recipe of recipes) await buildOnce(recipe, env, output);
   return paths as BinaryPaths<N>;
 }
 
 /** Builds already running in this process, so concurrent callers share one. */
 const buildsInProgress = new Map<string, Promise<void>>();
 
-function buildOnce(recipe: Recipe, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+function buildOnce(recipe: Recipe, env: NodeJS.ProcessEnv, output: BuildOutput): Promise<void> {
   const key = `${cacheRoot(env)}:${recipe.id}`;
   let build = buildsInProgress.get(key);
   if (build === undefined) {
-    build = withLock(recipe, env, log, () => buildRecipe(recipe, env, log)).finally(() => buildsInProgress.delete(key));
+    build = withLock(recipe, env, output, () => buildRecipe(recipe, env, output)).finally(() => buildsInProgress.delete(key));
     buildsInProgress.set(key, build);
   }
   return build;
@@ -266,7 +269,7 @@ async function allInstalled(recipe: Recipe, env: NodeJS.ProcessEnv): Promise<boo
  * never build the same thing at once. It holds the owner's pid: a lock whose owner is
  * gone (a build killed with Ctrl-C) is stale and taken over.
  */
-async function withLock(recipe: Recipe, env: NodeJS.ProcessEnv, log: (line: string) => void, build: () => Promise<void>): Promise<void> {
+async function withLock(recipe: Recipe, env: NodeJS.ProcessEnv, output: BuildOutput, build: () => Promise<void>): Promise<void> {
   const root = cacheRoot(env);
   await mkdir(root, { recursive: true });
   const lockPath = join(root, `.lock-${recipe.id}`);
@@ -279,7 +282,7 @@ async function withLock(recipe: Recipe, env: NodeJS.ProcessEnv, log: (line: stri
       continue;
     }
     if (!announcedWait) {
-      log(`waiting for process ${owner} that is building ${recipe.binaries.join(', ')} ${recipe.version} (lock ${lockPath})`);
+      output.stream.write(`${output.indent ?? ''}waiting for process ${owner} that is building ${recipe.binaries.join(', ')} ${recipe.version} (lock ${lockPath})\n`);
       announcedWait = true;
     }
     await sleep(LOCK_POLL_MS);
@@ -316,7 +319,12 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function buildRecipe(recipe: Recipe, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+/** `<cache>/tekton-resource-gc/build-logs`: go's output of each build, one file per build, kept. */
+export function buildLogDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(dirname(cacheRoot(env)), 'build-logs');
+}
+
+async function buildRecipe(recipe: Recipe, env: NodeJS.ProcessEnv, output: BuildOutput): Promise<void> {
   const root = cacheRoot(env);
   const what = `${recipe.binaries.join(', ')} ${recipe.version}`;
   // Leftovers of builds that were interrupted; safe to remove while holding the lock.
@@ -328,28 +336,45 @@ async function buildRecipe(recipe: Recipe, env: NodeJS.ProcessEnv, log: (line: s
   const workDir = await mkdtemp(join(tmpdir(), `trgc-go-${recipe.id}-`));
   const outDir = join(buildDir, 'out');
   await mkdir(outDir);
-  log(
-    `building ${what} with Go into ${root} (once per version; ${recipe.coldDuration} on a 2-core machine with a cold Go cache, seconds with a warm one)`,
-  );
+  await mkdir(buildLogDir(env), { recursive: true });
+  const logPath = join(buildLogDir(env), `${recipe.id}-${recipe.version}-${new Date().toISOString().replace(/[:.]/g, '-')}.log`);
+  const logFile = createWriteStream(logPath, { flags: 'a' });
+  const progress = new BuildProgress(output, what, env);
+  progress.note(`building ${what} with Go into ${root} (once per version; ${recipe.coldDuration} on a 2-core machine with a cold Go cache, seconds with a warm one); go's output: ${logPath}`);
   const started = Date.now();
-  const heartbeat = setInterval(() => log(`  still building ${what}: ${formatDuration(Date.now() - started)} so far`), HEARTBEAT_MS);
+  progress.start();
   try {
     const goEnv = { ...env, GOBIN: outDir, GOWORK: 'off' };
+    const context = { env: goEnv, logFile, logPath, progress };
     await recipe.build({
       workDir,
       outDir,
       go: async (args, cwd) => {
-        await runGo(args, cwd, goEnv);
+        await runGo(verbose(args), cwd, context);
       },
-      goOutput: (args, cwd) => runGo(args, cwd, goEnv, { capture: true }),
+      goOutput: (args, cwd) => runGo(args, cwd, context, { capture: true }),
     });
     for (const name of recipe.binaries) await install(name, recipe.version, buildDir, root);
-    log(`built ${what} in ${formatDuration(Date.now() - started)}`);
+    progress.finish(`built ${what} in ${formatDuration(Date.now() - started)} (once per version); go's output: ${logPath}`);
+  } catch (error) {
+    // The error that follows names the log and shows its end.
+    progress.finish(`building ${what} failed after ${formatDuration(Date.now() - started)}`);
+    throw error;
   } finally {
-    clearInterval(heartbeat);
+    await closed(logFile);
     await rm(buildDir, { recursive: true, force: true });
     await rm(workDir, { recursive: true, force: true });
   }
+}
+
+/** `go build` and `go install` with -v, which names each package as it compiles: the progress line counts them. */
+function verbose(args: readonly string[]): readonly string[] {
+  const [command, ...rest] = args;
+  return command === 'build' || command === 'install' ? [command, '-v', ...rest] : args;
+}
+
+function closed(stream: WriteStream): Promise<void> {
+  return new Promise((resolve) => stream.end(() => resolve()));
 }
 
 /**
@@ -368,12 +393,32 @@ async function install(name: BinaryName, version: string, buildDir: string, root
   await rename(staged, target);
 }
 
-function runGo(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, options: { capture?: boolean } = {}): Promise<string> {
+interface GoContext {
+  env: NodeJS.ProcessEnv;
+  /** Every go command of the build, and all it printed, in order. */
+  logFile: WriteStream;
+  logPath: string;
+  progress: BuildProgress;
+}
+
+/** Runs go with its stderr (and stdout, unless captured) in the log file, each stderr line shown to the progress line. */
+function runGo(args: readonly string[], cwd: string, context: GoContext, options: { capture?: boolean } = {}): Promise<string> {
+  const { logFile, progress } = context;
+  logFile.write(`$ go ${args.join(' ')}    (in ${cwd})\n`);
+  progress.command(args);
   return new Promise((resolve, reject) => {
-    // go's own progress ("go: downloading ...") and errors go straight to our stderr.
-    const child = spawn('go', args, { cwd, env, stdio: ['ignore', options.capture === true ? 'pipe' : 2, 2] });
+    const child = spawn('go', args, { cwd, env: context.env, stdio: ['ignore', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
-    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (options.capture === true) stdout.push(chunk);
+      else logFile.write(chunk);
+    });
+    const stderr = createInterface({ input: child.stderr, crlfDelay: Infinity });
+    stderr.on('line', (line) => {
+      logFile.write(`${line}\n`);
+      progress.goLine(line);
+    });
+    const stderrEnded = new Promise((ended) => stderr.once('close', ended));
     child.on('error', (error: NodeJS.ErrnoException) => {
       reject(
         error.code === 'ENOENT'
@@ -382,15 +427,24 @@ function runGo(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, opt
       );
     });
     child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(stdout).toString('utf8'));
-      else reject(new BinaryError(`go ${args.join(' ')} failed with exit code ${code ?? 'none (stopped by a signal)'} in ${cwd} (its output is above)`));
+      void stderrEnded.then(async () => {
+        logFile.write(`(exit code ${code ?? 'none: stopped by a signal'})\n`);
+        if (code === 0) {
+          resolve(Buffer.concat(stdout).toString('utf8'));
+          return;
+        }
+        reject(new BinaryError(`go ${args.join(' ')} failed with exit code ${code ?? 'none (stopped by a signal)'}; the last lines of its output${await logTail(context)}`));
+      });
     });
   });
 }
 
-export function formatDuration(ms: number): string {
-  const seconds = Math.round(ms / 1000);
-  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+/** The end of the build's log so far, indented, and where the whole of it is. */
+async function logTail(context: GoContext): Promise<string> {
+  // What was written so far, flushed: the stream writes in order, and this callback runs after it.
+  await new Promise((resolve) => context.logFile.write('', resolve));
+  const lines = (await readFile(context.logPath, 'utf8')).trimEnd().split('\n').slice(-FAILURE_TAIL_LINES);
+  return ` (all of it: ${context.logPath}):\n${lines.map((line) => `    ${line}`).join('\n')}`;
 }
 
 function sleep(ms: number): Promise<void> {

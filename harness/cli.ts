@@ -1,4 +1,4 @@
-// npm run controlplane -- --kubeconfig FILE [--crds v0.45|v0.37|none]
+// npm run controlplane -- --kubeconfig FILE [--crds v0.45|v0.37|upgraded|none]
 // Runs a local control plane until SIGINT/SIGTERM; lifetime.ts stops it on the signal.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';

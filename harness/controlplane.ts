@@ -24,6 +24,7 @@ import {
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
 import { ensureBinaries } from './build.js';
+import type { BuildOutput } from './buildprogress.js';
 import { CRD_SETS, type CrdSetName } from './crds.js';
 import { Watchdog, exitOf, terminate, track, untrack } from './lifetime.js';
 
@@ -38,8 +39,8 @@ export interface ControlPlaneOptions {
   readyTimeoutMs?: number;
   /** Where binaries are looked up (TRGC_*, KUBEBUILDER_ASSETS, XDG_CACHE_HOME); process.env by default. */
   env?: NodeJS.ProcessEnv;
-  /** Progress lines (a build, when binaries are missing); stderr by default. */
-  log?: (line: string) => void;
+  /** Where a build's progress line goes, when binaries are missing; stderr by default. */
+  output?: BuildOutput;
   /**
    * etcd's data directory, kept by stop() so that the next start with the same directory
    * finds every object again (the benchmark seeds once and measures many times). Created
@@ -105,7 +106,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const crds = options.crds ?? 'v0.45';
   const binaries = await ensureBinaries(['etcd', 'kube-apiserver'], {
     ...(options.env === undefined ? {} : { env: options.env }),
-    ...(options.log === undefined ? {} : { log: options.log }),
+    ...(options.output === undefined ? {} : { output: options.output }),
   });
   const dir = await mkdtemp(join(tmpdir(), 'trgc-controlplane-'));
   // Started before any server so that it covers them from their first instant.

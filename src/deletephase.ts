@@ -3,8 +3,10 @@
  * each on a view of the runs no older than RECHECK_INTERVAL_MS, and a refused delete tried
  * again only on such a view.
  */
+import { Breaker, describeTrip, type BreakerTrip } from './breaker.js';
 import { COLLECTOR_NAMES, collectorOf } from './core/collectors.js';
-import type { ClusterView, Decision, Holder, PodRecord, Policy, RunRecord, StatefulSetRecord, TargetRecord } from './core/types.js';
+import type { ClusterView, Decision, Holder, LeftoverTarget, PodRecord, Policy, RunRecord, StatefulSetRecord, TargetRecord } from './core/types.js';
+import { runOwnerNames } from './core/graph.js';
 import { decideBounded, logReadProblems } from './decisions.js';
 import type { Remaining } from './kube/api.js';
 import type { KubeCluster, Scope, ServedApis, TargetDeleteOutcome } from './kube/cluster.js';
@@ -13,7 +15,7 @@ import { DEFAULT_RETRY, RETRY_WINDOW_MS, retryDelayMs } from './kube/http.js';
 import type { Logger } from './log.js';
 import { errorMessage } from './message.js';
 import type { Progress } from './progress.js';
-import type { Result } from './report/model.js';
+import type { ReportBreaker, Result } from './report/model.js';
 import { isAborted } from './signals.js';
 
 /**
@@ -21,8 +23,9 @@ import { isAborted } from './signals.js';
  * A run created in that time that names a later candidate must save it, so no delete starts
  * on a view of the runs and namespaces whose first read began longer ago than this. What
  * remains is this interval plus the delete's own time in flight: a run created in it that
- * names the candidate fails to resolve it, as it would after any deletion by hand.
- * Kubernetes offers no precondition on other objects.
+ * names the candidate fails to resolve it, as it would after any deletion by hand; but for a
+ * target a rerun by name reads (a ResolutionRequest), whose owners' names are read once more
+ * right before its DELETE (Deleter.stillWanted). Kubernetes offers no precondition on other objects.
  */
 export const RECHECK_INTERVAL_MS = 5_000;
 
@@ -37,7 +40,7 @@ const PREFETCH_MARGIN_MS = 500;
 
 /** What the delete phase needs from the outside world. */
 export interface DeletePhaseDeps {
-  cluster: Pick<KubeCluster, 'runsChangedSince' | 'readNamespaces' | 'deleteTarget' | 'readTarget' | 'listPods' | 'listStatefulSets' | 'purgeClaimProtection'>;
+  cluster: Pick<KubeCluster, 'runsChangedSince' | 'runsNamed' | 'readNamespaces' | 'deleteTarget' | 'readTarget' | 'listPods' | 'listStatefulSets' | 'listClaims' | 'purgeClaimProtection'>;
   now: () => Date;
   log: Logger;
   /** Aborted by SIGTERM: no new delete starts after it, and no wait goes on. */
@@ -63,8 +66,11 @@ export interface DatedView {
 export interface RecheckScope {
   scope: Scope;
   namespaces: readonly string[];
-  /** Namespaces whose Pods, and whose StatefulSets, the candidates' rules read; none when no collector on reads them. */
-  holders?: { pods: readonly string[]; statefulSets: readonly string[] };
+  /**
+   * Namespaces whose Pods, and whose StatefulSets, the candidates' rules read; none when no
+   * collector on reads them. `claims`: those of candidate claims, listed again for their Unused condition.
+   */
+  holders?: { pods: readonly string[]; statefulSets: readonly string[]; claims?: readonly string[] };
   /** Targets the delete phase has settled: no longer decided, nor a StatefulSet among them released (its claims' rule 8). */
   settled?: ReadonlySet<string>;
 }
@@ -74,8 +80,9 @@ export interface RecheckScope {
  * runs in the candidates' namespaces (new, changed or gone), the namespaces' labels, and
  * the Pods and StatefulSets of the namespaces whose candidates they may hold (listed again
  * whole: a StatefulSet deleted earlier in the pass no longer holds its claim, its Pod may).
- * Targets are not read again: the delete's uid and resourceVersion preconditions refuse a
- * target that changed (409). The answer is dated by the clock before the first read.
+ * Targets are not read again, but for the Unused condition of candidate claims (listed again:
+ * it is a holder too, rule 7): the delete's uid and resourceVersion preconditions, from the
+ * listing, refuse a target that changed (409). The answer is dated by the clock before the first read.
  */
 export async function refreshView(
   deps: Pick<DeletePhaseDeps, 'cluster' | 'now' | 'log'>,
@@ -89,6 +96,7 @@ export async function refreshView(
   const holders = pass.holders ?? { pods: [], statefulSets: [] };
   const pods = holders.pods.length === 0 ? undefined : await deps.cluster.listPods(apis, pass.scope, holders.pods, { recheck: true });
   const statefulSets = holders.statefulSets.length === 0 ? undefined : await deps.cluster.listStatefulSets(apis, pass.scope, holders.statefulSets, { recheck: true });
+  const claims = (holders.claims ?? []).length === 0 ? undefined : await deps.cluster.listClaims(apis, pass.scope, holders.claims ?? []);
   if (changed.length > 0 || goneUids.size > 0) {
     deps.log.info({ changed: changed.length, gone: goneUids.size }, 'runs changed since the listing; deciding again');
   }
@@ -98,8 +106,9 @@ export async function refreshView(
   const settled = pass.settled;
   const freshPods = withFresh(dated.view.pods, pods, holders.pods);
   const freshStatefulSets = withFresh(dated.view.statefulSets, statefulSets, holders.statefulSets);
+  const unsettled = settled === undefined || settled.size === 0 ? dated.view.targets : dated.view.targets.filter((target) => !settled.has(target.uid));
   const view: ClusterView = {
-    targets: settled === undefined || settled.size === 0 ? dated.view.targets : dated.view.targets.filter((target) => !settled.has(target.uid)),
+    targets: withConditions(unsettled, claims),
     runs,
     namespaces,
     ...(freshPods !== undefined && { pods: freshPods }),
@@ -115,17 +124,40 @@ function withFresh<T extends PodRecord | StatefulSetRecord>(before: readonly T[]
   return [...(before ?? []).filter((holder) => !relisted.has(holder.namespace)), ...again];
 }
 
-/** The namespaces of candidates whose collector's rules read Pods, and StatefulSets: a re-check lists those again. */
-export function holderNamespaces(decisions: readonly Decision[]): { pods: string[]; statefulSets: string[] } {
+/**
+ * The view's claims with the Unused condition a listing again found on them; the rest of each
+ * record is as first listed, its resourceVersion too, so that its DELETE still refuses a claim
+ * changed otherwise. A claim not listed again (gone, or recreated) is left as it was.
+ */
+function withConditions(targets: readonly TargetRecord[], relisted: readonly TargetRecord[] | undefined): readonly TargetRecord[] {
+  if (relisted === undefined) return targets;
+  const conditions = new Map(relisted.map((claim) => [claim.uid, claim.leftover?.inUseCondition]));
+  return targets.map((target) => {
+    if (target.leftover === undefined || !conditions.has(target.uid)) return target;
+    const leftover: LeftoverTarget = { ...target.leftover };
+    const condition = conditions.get(target.uid);
+    if (condition === undefined) delete leftover.inUseCondition;
+    else leftover.inUseCondition = condition;
+    return { ...target, leftover };
+  });
+}
+
+/**
+ * The namespaces of candidates whose collector's rules read Pods, and StatefulSets, and of
+ * candidate claims (their Unused condition): a re-check lists those again.
+ */
+export function holderNamespaces(decisions: readonly Decision[]): { pods: string[]; statefulSets: string[]; claims: string[] } {
   const pods = new Set<string>();
   const statefulSets = new Set<string>();
+  const claims = new Set<string>();
   for (const decision of decisions) {
     if (decision.action !== 'delete') continue;
     const { reads } = collectorOf(decision.target.kind);
     if (reads.pods) pods.add(decision.target.namespace);
     if (reads.statefulSets) statefulSets.add(decision.target.namespace);
+    if (decision.target.kind === 'PersistentVolumeClaim') claims.add(decision.target.namespace);
   }
-  return { pods: [...pods], statefulSets: [...statefulSets] };
+  return { pods: [...pods], statefulSets: [...statefulSets], claims: [...claims] };
 }
 
 /**
@@ -157,8 +189,11 @@ export interface DeletePhase {
   /** The view the decisions were last made on. */
   view: DatedView;
   decisions: readonly Decision[];
-  /** --qps, --concurrency, and the attempts one delete gets (--max-retries + 1). */
-  limits: { qps: number; concurrency: number; maxAttempts: number };
+  /**
+   * --qps, --concurrency, the attempts one delete gets (--max-retries + 1), and the failures
+   * of one kind in a row that stop the phase (--max-consecutive-failures; 0: never).
+   */
+  limits: { qps: number; concurrency: number; maxAttempts: number; maxConsecutiveFailures: number };
   /** When set, only these uids may be deleted (`apply`: the plan's unchanged entries). */
   only?: ReadonlySet<string>;
   /** --pvc-finalizer: `purge` removes kubernetes.io/pvc-protection from a deleted claim no running Pod names. */
@@ -169,6 +204,8 @@ export interface DeletePhaseOutcome {
   decisions: Decision[];
   results: Map<string, Result>;
   errors: string[];
+  /** The breaker stopped the phase: what tripped it, and how many candidates were skipped. */
+  breaker?: ReportBreaker;
 }
 
 /** What became of the delete attempts of one candidate that were refused. */
@@ -176,6 +213,8 @@ interface Refusals {
   count: number;
   firstAt: number;
   last: string;
+  /** The last refusal itself: the breaker reads its status and reason. */
+  lastError: unknown;
   /**
    * An attempt may have reached the server and been acted on (no answer, a 5xx): the
    * candidate may be gone by our own hand. Only a 429 is refused before anything is done.
@@ -199,6 +238,7 @@ export async function deleteCandidates(deps: DeletePhaseDeps, apis: ServedApis, 
     if (!deleter.purge && decision.target.deletionTimestamp !== undefined) deleter.settleTerminating(decision, 'already being deleted: no second DELETE is sent');
   }
   await deleter.deleteByCollector(candidates.filter((decision) => !deleter.results.has(decision.target.uid)));
+  deleter.skipRest(candidates);
   return deleter.outcome();
 }
 
@@ -215,6 +255,9 @@ class Deleter {
   private readonly heldBy = new Map<string, readonly Holder[]>();
   private readonly refusals = new Map<string, Refusals>();
   private readonly fresh: Freshness;
+  private readonly breaker: Breaker;
+  /** Set by skipRest when the breaker stopped the phase with candidates left. */
+  private stopped: ReportBreaker | undefined;
   /** Milliseconds between two starts: 1/qps. */
   private readonly interval: number;
   private readonly random: () => number;
@@ -232,6 +275,7 @@ class Deleter {
     this.interval = 1000 / phase.limits.qps;
     this.random = deps.random ?? Math.random;
     this.purge = phase.pvcFinalizer === 'purge';
+    this.breaker = new Breaker(phase.limits.maxConsecutiveFailures);
     this.nextSlot = this.now();
   }
 
@@ -241,7 +285,7 @@ class Deleter {
    */
   async deleteByCollector(candidates: readonly Decision[]): Promise<void> {
     for (const [index, group] of deleteGroups(candidates).entries()) {
-      if (isAborted(this.deps.signal) || this.fresh.hasFailed()) break;
+      if (this.stopping()) break;
       if (index > 0) this.fresh.expire();
       const queue = new DeleteQueue(group);
       await Promise.all(Array.from({ length: Math.min(this.phase.limits.concurrency, group.length) }, () => this.work(queue)));
@@ -257,7 +301,32 @@ class Deleter {
       const held = holders === undefined ? decision : { ...decision, heldBy: holders };
       return note === undefined ? held : { ...held, message: `${decision.message}; ${note}` };
     });
-    return { decisions, results: this.results, errors: this.fresh.error === undefined ? [] : [this.fresh.error] };
+    const trip = this.breaker.tripped;
+    const errors = [...(this.fresh.error === undefined ? [] : [this.fresh.error]), ...(this.stopped === undefined || trip === undefined ? [] : [breakerError(trip, this.stopped, this.breaker.limit)])];
+    return { decisions, results: this.results, errors, ...(this.stopped !== undefined && { breaker: this.stopped }) };
+  }
+
+  /**
+   * After the breaker tripped: every candidate not settled that a fresh decision still
+   * deletes is `skipped`, its message saying why (with its earlier refusals, if any). A
+   * breaker that tripped on the last candidate stopped nothing and is not reported.
+   */
+  skipRest(candidates: readonly Decision[]): void {
+    const trip = this.breaker.tripped;
+    if (trip === undefined) return;
+    const wanted = new Set(this.fresh.decisions.filter((decision) => decision.action === 'delete').map((decision) => decision.target.uid));
+    const rest = candidates.filter((decision) => !this.results.has(decision.target.uid) && wanted.has(decision.target.uid));
+    if (rest.length === 0) return;
+    const why = `skipped: the breaker stopped the delete phase after ${describeTrip(trip)} (--max-consecutive-failures ${this.breaker.limit})`;
+    for (const decision of rest) {
+      const uid = decision.target.uid;
+      const refused = unsettledNote(this.refusals.get(uid), false);
+      this.results.set(uid, 'skipped');
+      this.notes.set(uid, refused === undefined ? why : `${refused}; ${why}`);
+    }
+    this.stopped = { status: trip.status, reason: trip.reason, failures: trip.failures, skipped: rest.length };
+    this.deps.progress?.update({ stage: 'deleting', done: this.results.size, total: this.total });
+    this.deps.log.error({ status: trip.status, reason: trip.reason, failures: trip.failures, skipped: rest.length, err: trip.last }, 'the breaker stopped the delete phase');
   }
 
   /** A claim that remains after its DELETE (or was Terminating already): what holds it is said. */
@@ -269,13 +338,15 @@ class Deleter {
   /** One worker of `concurrency`: each candidate at its slot, on a view fresh enough, until the queue is empty or the phase stops. */
   private async work(queue: DeleteQueue): Promise<void> {
     for (;;) {
-      if (isAborted(this.deps.signal) || this.fresh.hasFailed()) return;
+      if (this.stopping()) return;
       const next = queue.take(this.now());
       if (next === undefined) return;
       await this.waitForSlot(next.notBefore);
-      if (isAborted(this.deps.signal)) return;
-      const wanted = await this.fresh.stillCollectable(next.decision);
-      if (isAborted(this.deps.signal)) return;
+      // The breaker may trip while this one waits for its slot or its view: then it is skipped, not sent.
+      if (this.stopping()) return;
+      const wanted = await this.stillWanted(next.decision);
+      if (this.stopping()) return;
+      if (wanted === 'failed') continue;
       if (!wanted) {
         const refused = this.refusals.get(next.decision.target.uid);
         // Kept by a fresh decision after an attempt that may have acted: say what is true.
@@ -284,6 +355,29 @@ class Deleter {
       }
       await this.attempt(next.decision, queue);
     }
+  }
+
+  /**
+   * Whether a fresh decision still deletes the candidate. A target a rerun by name reads
+   * (`owner-name`: a ResolutionRequest) is checked once more right before its DELETE: a run of
+   * its owner's name that the view does not hold was created since the view was read, up to
+   * RECHECK_INTERVAL_MS ago, and may be reading it now. Then the view is read again and the
+   * candidate decided on that. `failed`: those runs could not be read, and it was not deleted.
+   */
+  private async stillWanted(decision: Decision): Promise<boolean | 'failed'> {
+    if (!(await this.fresh.stillCollectable(decision))) return false;
+    if (!collectorOf(decision.target.kind).links.includes('owner-name')) return true;
+    let unseen: boolean;
+    try {
+      unseen = await this.fresh.hasUnseenRunOfOwnerName(decision.target);
+    } catch (error) {
+      this.fail(decision, error, `not deleted: reading the runs of its owner's name before deleting failed: ${errorMessage(error)}`);
+      return 'failed';
+    }
+    if (!unseen) return true;
+    this.deps.log.info({ namespace: decision.target.namespace, name: decision.target.name }, "a run of its owner's name was created since the view was read; deciding again");
+    this.fresh.expire();
+    return await this.fresh.stillCollectable(decision);
   }
 
   /** A refused delete waits out its backoff (or Retry-After); then every start takes the next slot. SIGTERM ends either wait at once. */
@@ -325,6 +419,7 @@ class Deleter {
       count: (previous?.count ?? 0) + 1,
       firstAt: previous?.firstAt ?? startedAt,
       last: errorMessage(error),
+      lastError: error,
       uncertain: (previous?.uncertain ?? false) || (retryable && error.status !== 429),
     };
     this.refusals.set(decision.target.uid, refused);
@@ -338,7 +433,7 @@ class Deleter {
     } else if (refused.uncertain) {
       await this.settleLostAnswer(decision, refused, true);
     } else {
-      this.settle(decision, 'failed', `delete failed: ${refused.last}`);
+      this.fail(decision, error, `delete failed: ${refused.last}`);
     }
   }
 
@@ -382,7 +477,7 @@ class Deleter {
 
   private purgeFailed(decision: Decision, deleted: boolean, error: unknown): void {
     const what = deleted ? 'deleted, but removing kubernetes.io/pvc-protection failed' : 'removing kubernetes.io/pvc-protection failed';
-    this.settle(decision, 'failed', `${what}: ${errorMessage(error)}`);
+    this.fail(decision, error, `${what}: ${errorMessage(error)}`);
   }
 
   /** After an attempt whose answer was lost: whether the candidate is still there, and what to report. */
@@ -392,27 +487,46 @@ class Deleter {
       const current = await this.deps.cluster.readTarget(this.apis, decision.target.namespace, decision.target.name, decision.target.kind);
       there = current !== null && current.uid === decision.target.uid;
     } catch (error) {
-      this.settle(decision, 'failed', `delete failed: ${refused.last}; it may have been deleted, and reading it again failed: ${errorMessage(error)}`);
+      this.fail(decision, refused.lastError, `delete failed: ${refused.last}; it may have been deleted, and reading it again failed: ${errorMessage(error)}`);
       return;
     }
     if (!there) {
       this.settle(decision, 'gone', `an earlier delete attempt got no answer (${refused.last}) and it is gone since`);
     } else if (stillWanted) {
-      this.settle(decision, 'failed', `delete failed: ${refused.last}`);
+      this.fail(decision, refused.lastError, `delete failed: ${refused.last}`);
     }
     // Still there and kept by a fresh decision: reported kept, as decided.
   }
 
+  /** A failed delete (or finalizer removal): settled, and counted by the breaker with the error that decided it. */
+  private fail(decision: Decision, error: unknown, note: string): void {
+    this.breaker.failed(error, errorMessage(error));
+    this.settle(decision, 'failed', note);
+  }
+
   private settle(decision: Decision, result: Result, note?: string): void {
+    // Gone, changed and kept leave the breaker's count as it is (breaker.ts).
+    if (result === 'deleted' || result === 'terminating') this.breaker.succeeded();
     this.results.set(decision.target.uid, result);
     if (note !== undefined) this.notes.set(decision.target.uid, note);
     this.deps.progress?.update({ stage: 'deleting', done: this.results.size, total: this.total });
     logDeletion(this.deps.log, decision, result, note);
   }
 
+  /** No new delete starts: SIGTERM, a failed re-check, or the breaker. */
+  private stopping(): boolean {
+    return isAborted(this.deps.signal) || this.fresh.hasFailed() || this.breaker.tripped !== undefined;
+  }
+
   private now(): number {
     return this.deps.now().getTime();
   }
+}
+
+/** The pass-level error of a phase the breaker stopped. */
+function breakerError(trip: BreakerTrip, stopped: ReportBreaker, limit: number): string {
+  const skipped = stopped.skipped === 1 ? '1 candidate was skipped' : `${stopped.skipped} candidates were skipped`;
+  return `the breaker stopped the delete phase: ${describeTrip(trip)} (--max-consecutive-failures ${limit}), so ${skipped}; the last: ${trip.last}`;
 }
 
 /** The candidates of each collector, in COLLECTOR_NAMES order (the delete order), each group in the order given. */
@@ -495,6 +609,19 @@ class Freshness {
   podsNaming(target: Pick<TargetRecord, 'kind' | 'namespace' | 'name'>): Holder[] {
     if (target.kind !== 'PersistentVolumeClaim') return [];
     return (this.dated.view.pods ?? []).filter((pod) => pod.namespace === target.namespace && pod.claims.includes(target.name)).map(podHolder);
+  }
+
+  /**
+   * Whether a run named as one of the target's run owners exists that the current view does
+   * not hold (by uid): a rerun by name created after the view was read.
+   */
+  async hasUnseenRunOfOwnerName(target: TargetRecord): Promise<boolean> {
+    const known = new Set(this.dated.view.runs.map((run) => run.uid));
+    for (const name of runOwnerNames(target)) {
+      const runs = await this.deps.cluster.runsNamed(this.apis, target.namespace, name);
+      if (runs.some((run) => !known.has(run.uid))) return true;
+    }
+    return false;
   }
 
   /** Whether a refresh failed, read now: `error` tested before an await stays narrowed after it for TypeScript. */

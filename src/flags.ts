@@ -10,6 +10,7 @@ import { COLLECTOR_NAMES, COLLECTORS, DEFAULT_COLLECTORS, type CollectorName } f
 import type { RetentionDuration } from './core/types.js';
 import { formatDuration, parseDurationMs, parseRetentionDuration, type Parsed } from './core/retention.js';
 import { RETRY_WINDOW_MS } from './kube/http.js';
+import { LOG_LEVELS, type LogLevel } from './log.js';
 import { gatewayPathProblem, parseGroupingLabel, type GroupingLabel } from './pushgateway.js';
 import { PROGRESS_MODES, type ProgressMode } from './progress.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './report/model.js';
@@ -19,8 +20,7 @@ import { isDnsSubdomain, parseSelector } from './selector.js';
 /** The longest line of a flag's help, as the hand-wrapped rows keep to. */
 const HELP_WIDTH = 90;
 
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS, type LogLevel };
 
 export const PVC_FINALIZER_MODES = ['keep', 'purge'] as const;
 export type PvcFinalizerMode = (typeof PVC_FINALIZER_MODES)[number];
@@ -54,6 +54,8 @@ export interface ConfigValues {
   maxDeletions: number;
   /** Abort the whole pass when more of one collector's targets would be deleted; absent when no collector has a cap. */
   maxDeletionsPerKind?: Partial<Record<CollectorName, number>>;
+  /** Stop the delete phase after this many deletes in a row failed with the same status and reason; 0: never. */
+  maxConsecutiveFailures: number;
   qps: number;
   concurrency: number;
   pageSize: number;
@@ -325,6 +327,22 @@ export const FLAGS = {
     ],
     example: '--max-deletions-per-kind workspace-pvcs=200',
     chart: { value: 'maxDeletionsPerKind', as: 'arg' },
+    commands: PASS,
+  }),
+  'max-consecutive-failures': flag({
+    kind: 'value',
+    key: 'maxConsecutiveFailures',
+    default: 5,
+    read: (from) => from.one(integerParser(0, Number.MAX_SAFE_INTEGER, 5)),
+    value: 'N',
+    help: [
+      'Stop the delete phase after N deletes in a row fail with the same HTTP status and reason',
+      '(a 403 after an RBAC change, a webhook refusing deletes): the candidates not tried are',
+      'reported skipped, exit 3. A delete that succeeds starts the count again; gone (404) and',
+      'changed (409) do not count. 0 never stops.',
+    ],
+    example: '--max-consecutive-failures 5',
+    chart: { value: 'maxConsecutiveFailures', as: 'env' },
     commands: PASS,
   }),
   qps: flag({

@@ -1,6 +1,12 @@
 import { pino, type Logger as PinoLogger } from 'pino';
-import type { LogLevel } from './config.js';
 import { escapeControlsInJson } from './escape.js';
+
+/**
+ * pino's levels, as --log-level takes them. Here, not in flags.ts, so that the logger imports
+ * nothing of the command line: config, flags, schedule and signals all import the logger.
+ */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export type Logger = Pick<PinoLogger, 'debug' | 'info' | 'warn' | 'error'>;
 

@@ -214,7 +214,7 @@ async function onePass(config: Config, settings: PassSettings, io: PassIo, plans
     }
     await writeChunks(process.stdout, renderReportChunks(report, config.output));
     const { summary } = report;
-    log.info({ dryRun: report.dryRun, ...summary, exitCode, api: http.stats }, 'pass finished');
+    log.info({ dryRun: report.dryRun, ...summary, ...(report.breaker !== undefined && { breaker: report.breaker }), exitCode, api: http.stats }, 'pass finished');
     if (config.reportFile !== undefined && !(await writeReportFile(config.reportFile, renderReportChunks(report, config.output), log))) {
       // Exit 1 says nothing was deleted; once something was, a lost report file is a partial failure.
       const deleted = (report.summary.results.deleted ?? 0) > 0;

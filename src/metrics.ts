@@ -72,8 +72,8 @@ export interface PushPlan {
 export const PUSH_PLANS: Record<PassKind, PushPlan> = {
   // Everything it saw and did, and the group holds nothing older.
   'as-planned': { method: 'PUT', counts: true, success: true },
-  // It read the cluster and decided: its counts are true, failed and aborted deletes
-  // included. The time of the last success stays, so the alert on its age can fire.
+  // It read the cluster and decided: its counts are true, failed, aborted and skipped
+  // deletes included. The time of the last success stays, so the alert on its age can fire.
   partial: { method: 'POST', counts: true, success: false },
   // It never saw the whole cluster: zeros would replace the last good counts. It adds only
   // its exit code, errors, duration and time; the counts of the last pass that ran stay.
@@ -86,10 +86,10 @@ export function passMetrics(pass: PassFacts): Registry {
   const gauge = (name: string, help: string, labelNames: readonly string[] = []): Gauge => new Gauge({ name: `${PREFIX}_${name}`, help, labelNames, registers: [registry] });
   const plan = PUSH_PLANS[passKind(pass.exitCode)];
   if (plan.counts) countMetrics(pass, gauge);
-  gauge('errors', 'Pass-level errors of the last pass: a list that failed, the deletion cap, an interruption. Failed deletes are in deletions{result="failed"}.').set(
+  gauge('errors', 'Pass-level errors of the last pass: a list that failed, the deletion cap, the breaker, an interruption. Failed deletes are in deletions{result="failed"}.').set(
     pass.report?.errors?.length ?? 0,
   );
-  gauge('exit_code', 'Exit status of the last pass: 0 as planned, 1 could not run, 3 failed deletes or the cap.').set(pass.exitCode);
+  gauge('exit_code', 'Exit status of the last pass: 0 as planned, 1 could not run, 3 failed deletes, the cap or the breaker.').set(pass.exitCode);
   gauge('pass_duration_seconds', 'How long the last pass took.').set((pass.finishedAt.getTime() - pass.startedAt.getTime()) / 1000);
   gauge('last_pass_timestamp_seconds', 'When the last pass finished, in seconds since the Unix epoch.').set(pass.finishedAt.getTime() / 1000);
   if (plan.success) {
@@ -100,7 +100,8 @@ export function passMetrics(pass: PassFacts): Registry {
 
 type GaugeMaker = (name: string, help: string, labelNames?: readonly string[]) => Gauge;
 
-const DELETIONS_HELP = 'Delete decisions of the last pass by result: would-delete in a dry run; deleted, terminating, gone, changed, failed or aborted in a live one.';
+const DELETIONS_HELP =
+  'Delete decisions of the last pass by result: would-delete in a dry run; deleted, terminating, gone, changed, failed, aborted or skipped (not tried: the breaker stopped the deletes) in a live one.';
 
 /**
  * The counts: one series per kind of the collectors the pass was asked to run (`kind`

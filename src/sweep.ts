@@ -16,14 +16,14 @@ import { errorMessage } from './message.js';
 import { buildPlan, restrictToPlan, unlistedDecision, type Plan, type PlanCluster, type PlanSettings } from './plan.js';
 import type { Progress } from './progress.js';
 import { buildReport } from './report/build.js';
-import type { Report, ReportPlan, Result } from './report/model.js';
+import type { Report, ReportBreaker, ReportPlan, Result } from './report/model.js';
 import { isAborted } from './signals.js';
 
 /** What a pass needs from the outside world; tests and the CLI hand in real ones. */
 export interface SweepDeps {
   cluster: Pick<
     KubeCluster,
-    'discover' | 'listTargets' | 'listRuns' | 'listPods' | 'listStatefulSets' | 'readNamespaces' | 'runsChangedSince' | 'deleteTarget' | 'readTarget' | 'purgeClaimProtection'
+    'discover' | 'listTargets' | 'listRuns' | 'listPods' | 'listStatefulSets' | 'listClaims' | 'readNamespaces' | 'runsChangedSince' | 'runsNamed' | 'deleteTarget' | 'readTarget' | 'purgeClaimProtection'
   >;
   now: () => Date;
   log: Logger;
@@ -94,7 +94,7 @@ interface Pass {
 /** How a pass ended, early or after its deletes: data that outcomeOf alone turns into the outcome. */
 type Ending =
   | Extract<PassOutcome, { kind: 'not-served' }>
-  | { kind: 'ended'; exitCode: 0 | 1 | 3; runs: number; decisions: readonly Decision[]; results?: Map<string, Result>; errors?: string[]; plan?: Plan };
+  | { kind: 'ended'; exitCode: 0 | 1 | 3; runs: number; decisions: readonly Decision[]; results?: Map<string, Result>; errors?: string[]; plan?: Plan; breaker?: ReportBreaker };
 
 /** The pass in its steps. Each step that may end it answers an Ending, which is handed on as it is. */
 async function sweep(pass: Pass): Promise<Ending> {
@@ -121,7 +121,7 @@ async function sweep(pass: Pass): Promise<Ending> {
 function outcomeOf(pass: Pass, ending: Ending): PassOutcome {
   if (ending.kind === 'not-served') return ending;
   const { config, deps, plans } = pass;
-  const { plan } = ending;
+  const { plan, breaker } = ending;
   const reportPlan: ReportPlan | undefined =
     plan !== undefined && plans.write !== undefined
       ? { mode: 'written', file: plans.write.file, digest: plan.digest, entries: plan.entries.length }
@@ -130,6 +130,7 @@ function outcomeOf(pass: Pass, ending: Ending): PassOutcome {
         : { mode: 'applied', file: plans.apply.file, digest: plans.apply.plan.digest, entries: plans.apply.plan.entries.length };
   const report = buildReport({
     ...(reportPlan !== undefined && { plan: reportPlan }),
+    ...(breaker !== undefined && { breaker }),
     dryRun: config.dryRun,
     startedAt: pass.startedAt,
     finishedAt: deps.now(),
@@ -256,7 +257,7 @@ async function deleteAndRecord(pass: Pass, apis: ServedApis, chosen: Chosen, rec
     scope: pass.settings.scope,
     view: rechecked.view,
     decisions: rechecked.decisions,
-    limits: { qps: config.qps, concurrency: config.concurrency, maxAttempts: config.maxRetries + 1 },
+    limits: { qps: config.qps, concurrency: config.concurrency, maxAttempts: config.maxRetries + 1, maxConsecutiveFailures: config.maxConsecutiveFailures },
     ...(chosen.deletable !== undefined && { only: chosen.deletable }),
     pvcFinalizer: config.pvcFinalizer,
   });
@@ -267,7 +268,16 @@ async function deleteAndRecord(pass: Pass, apis: ServedApis, chosen: Chosen, rec
     ...deletion.errors,
   ];
   const failed = [...deletion.results.values()].some((result) => result === 'failed');
-  return { kind: 'ended', exitCode: failed || errors.length > 0 ? EXIT_PARTIAL : EXIT_OK, runs, decisions: deletion.decisions, results: deletion.results, errors };
+  // The breaker stops a phase only after failed deletes, with an error: exit 3 either way.
+  return {
+    kind: 'ended',
+    exitCode: failed || errors.length > 0 ? EXIT_PARTIAL : EXIT_OK,
+    runs,
+    decisions: deletion.decisions,
+    results: deletion.results,
+    errors,
+    ...(deletion.breaker !== undefined && { breaker: deletion.breaker }),
+  };
 }
 
 /** The settings a plan records: those the decision depends on, so that `apply` decides as the dry run did. */

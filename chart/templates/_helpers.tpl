@@ -168,6 +168,7 @@ minAge: min-age
 retainFor: retain-for
 labelPrefix: label-prefix
 maxDeletions: max-deletions
+maxConsecutiveFailures: max-consecutive-failures
 qps: qps
 concurrency: concurrency
 pageSize: page-size

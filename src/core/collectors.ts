@@ -44,9 +44,13 @@ export const DEFAULT_COLLECTORS: readonly CollectorName[] = ['pipelineresources'
  * - `pipelinerun-label`: the target's `tekton.dev/pipelineRun` label, a PipelineRun by name;
  * - `git-auth-annotation`: the PipelineRun's `pipelinesascode.tekton.dev/git-auth-secret`;
  * - `claim-workspace`, `secret-workspace`: a run's `spec.workspaces[].persistentVolumeClaim.claimName`
- *   or `.secret.secretName`.
+ *   or `.secret.secretName`;
+ * - `owner-name`: a run of either kind, in the target's namespace, whose name is that of a run
+ *   the target's ownerReferences name, whatever its uid: Tekton names a ResolutionRequest after
+ *   the run's name and reuses one of that name whoever owns it, so a rerun by name reads its
+ *   predecessor's (docs/spec.md, "Reruns by name").
  */
-export type LinkSource = 'resource-binding' | 'owner-reference' | 'pipelinerun-label' | 'git-auth-annotation' | 'claim-workspace' | 'secret-workspace';
+export type LinkSource = 'resource-binding' | 'owner-reference' | 'pipelinerun-label' | 'git-auth-annotation' | 'claim-workspace' | 'secret-workspace' | 'owner-name';
 
 /** What may hold a target (rules 7 and 8): Pods through their claims or their Secrets, StatefulSets through their claims. */
 export interface HeldBy {
@@ -194,7 +198,7 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
     // Only the run that asked holds a request: no claim, no Pod, no StatefulSet.
     rules: [...LEFTOVER_KEEPS, referencedByActiveRun, tooYoung, retainUntil, retainFor, resolutionStored, runsFinished, ownerGone],
     table: RESOLUTION_REASONS,
-    links: ['owner-reference'],
+    links: ['owner-reference', 'owner-name'],
     ownerRun: true,
     releasedByStoredSpec: true,
     runProblems: 'links',

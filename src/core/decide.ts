@@ -3,7 +3,7 @@
  * predicates over the facts gathered here (rules.ts), and the first verdict wins (docs/spec.md,
  * "The decision" and "Leftovers"). `now` is passed in; nothing here reads the clock.
  */
-import { COLLECTOR_NAMES, COLLECTORS, type Collector } from './collectors.js';
+import { COLLECTOR_NAMES, COLLECTORS, collectorOf, type Collector } from './collectors.js';
 import type { DecisionFacts, EffectiveRetainFor, OwnerRetain, RuleEnd, TargetFacts, UnreadableRun, Verdict } from './facts.js';
 import { buildGraph, compareText, type ReferenceGraph } from './graph.js';
 import { parseTimestampMs, readNamespaceRetain, readTargetRetention, retainValues, retentionKeys } from './retention.js';
@@ -39,7 +39,8 @@ export function decideWithFacts(view: ClusterView, policy: Policy, now: Date): D
  */
 function decideEach<T>(view: ClusterView, policy: Policy, now: Date, keep: (decided: DecisionWithFacts) => T): T[] {
   const holders = { ...(view.pods !== undefined && { pods: view.pods }), ...(view.statefulSets !== undefined && { statefulSets: view.statefulSets }) };
-  const pass: Pass = { view, graph: buildGraph(view.runs, holders), policy, nowMs: now.getTime(), released: new Set() };
+  const ownerNamed = view.targets.filter((target) => collectorOf(target.kind).links.includes('owner-name'));
+  const pass: Pass = { view, graph: buildGraph(view.runs, holders, ownerNamed), policy, nowMs: now.getTime(), released: new Set() };
   const byKind = new Map<TargetKindName, TargetRecord[]>();
   for (const target of view.targets) {
     const list = byKind.get(target.kind);
@@ -131,8 +132,8 @@ function gatherLinks(
 ): { references: readonly ReferenceView[]; userClaims: readonly ReferenceView[]; ownerRetain?: readonly OwnerRetain[]; releasedBy: readonly ReferenceView[] } {
   const links = graph.links(target, collector.links);
   if (!collector.ownerRun) return { references: links.linked, userClaims: links.userClaims, releasedBy: EMPTY_LIST };
-  // An owner that stored what it resolved through this request (resolution.ts) reads it no more.
-  const releasing = collector.releasedByStoredSpec ? links.ownerRuns.filter((run) => run.releasedRequest === target.name) : [];
+  // An owner, or a run of an owner's name (a rerun), that stored what it resolved through this request (resolution.ts) reads it no more.
+  const releasing = collector.releasedByStoredSpec ? [...links.ownerRuns, ...links.ownerNameRuns].filter((run) => run.releasedRequest === target.name) : [];
   return {
     references: [...links.linked, ...links.goneOwners].sort((a, b) => compareText(a.kind, b.kind) || compareText(a.name, b.name)),
     userClaims: links.userClaims,

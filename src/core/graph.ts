@@ -33,6 +33,8 @@ export interface Links {
   ownerRuns: readonly RunRecord[];
   /** Runs that bind it by name in a workspace and are neither an owner nor an owner's child TaskRun. */
   userClaims: readonly ReferenceView[];
+  /** Runs of an owner's name that are not that owner (`owner-name`): a rerun by name, or a run of the other kind. */
+  ownerNameRuns: readonly RunRecord[];
 }
 
 /** The holder lists of a pass, when a collector on reads them. */
@@ -71,7 +73,11 @@ interface HolderIndex {
  */
 type RunsByUid = Readonly<Record<RunKindName, Map<string, RunRecord>>>;
 
-export function buildGraph(runs: readonly RunRecord[], holderLists: Holders = {}): ReferenceGraph {
+/**
+ * `ownerNamed`: the targets whose owners' names link runs (`owner-name`), so that only runs of
+ * those names are indexed by name, not every run of the pass.
+ */
+export function buildGraph(runs: readonly RunRecord[], holderLists: Holders = {}, ownerNamed: readonly TargetRecord[] = []): ReferenceGraph {
   const byUid: RunsByUid = { PipelineRun: new Map(), TaskRun: new Map() };
   // By namespace, then the name of the target named: no key string per reference either.
   const bySpecReference = new Map<string, Map<string, RunRecord[]>>();
@@ -106,6 +112,8 @@ export function buildGraph(runs: readonly RunRecord[], holderLists: Holders = {}
   const leftovers = (): LeftoverIndex => (leftoverIndex ??= indexLeftoverLinks(runs));
   let holderIndex: HolderIndex | undefined;
   const holdersIn = (): HolderIndex => (holderIndex ??= indexHolders(holderLists));
+  let nameIndex: ByNamespaceName<RunRecord> | undefined;
+  const byOwnerName = (): ByNamespaceName<RunRecord> => (nameIndex ??= indexRunsByOwnerName(runs, ownerNamed));
 
   return {
     unreadableRuns(namespace) {
@@ -133,6 +141,9 @@ export function buildGraph(runs: readonly RunRecord[], holderLists: Holders = {}
             break;
           case 'secret-workspace':
             found.add(lookup(leftovers().bySecretWorkspace, target), 'workspace');
+            break;
+          case 'owner-name':
+            found.addOwnerNames(byOwnerName());
             break;
         }
       }
@@ -169,6 +180,7 @@ class LinkCollector {
   /** The PipelineRun its label names, when the label is what names its owner. */
   private labelOwner: string | undefined;
   private claimants: RunRecord[] = [];
+  private readonly ownerNamed: RunRecord[] = [];
 
   constructor(private readonly target: TargetRecord) {}
 
@@ -208,6 +220,22 @@ class LinkCollector {
     for (const run of runs) if (!this.owners.includes(run)) this.owners.push(run);
   }
 
+  /**
+   * Runs of either kind named as one of its owner runs, but not that owner (another uid, or the
+   * other kind). Tekton names what it makes for a run after the run's name and reuses an object
+   * of that name whoever owns it (docs/spec.md, "Reruns by name"), so such a run reads it.
+   */
+  addOwnerNames(runsByName: ByNamespaceName<RunRecord>): void {
+    for (const owner of this.target.ownerReferences) {
+      if (!isRunKindName(owner.kind)) continue;
+      for (const run of runsByName.get(this.target.namespace)?.get(owner.name) ?? []) {
+        if ((run.kind === owner.kind && run.uid === owner.uid) || this.found.has(run)) continue;
+        this.add([run], 'ownerName');
+        this.ownerNamed.push(run);
+      }
+    }
+  }
+
   /** Runs that bind the claim in a `persistentVolumeClaim` workspace: links, and user claims unless the owner's. */
   addClaims(runs: readonly RunRecord[] | undefined): void {
     this.add(runs, 'workspace');
@@ -235,6 +263,7 @@ class LinkCollector {
       goneOwners: [...this.gone].sort(byKindThenName),
       ownerRuns: this.owners,
       userClaims: userClaims.map((run) => view(run, 'workspace')).sort(byKindThenName),
+      ownerNameRuns: this.ownerNamed,
     };
   }
 }
@@ -266,6 +295,34 @@ function indexLeftoverLinks(runs: readonly RunRecord[]): LeftoverIndex {
     for (const secret of run.workspaces?.secrets ?? []) appendIn(index.bySecretWorkspace, run.namespace, secret, run);
   }
   for (const list of [...index.unreadableByNamespace.values(), index.unattributed]) list.sort(byKindNameUid);
+  return index;
+}
+
+/**
+ * The runs, of either kind, named as a run that owns one of `targets`, by namespace and name.
+ * Only those names: a pass lists tens of thousands of runs, and few share a name with an owner.
+ */
+/**
+ * The names of a target's run owners (`owner-name`): a run of either kind by one of these
+ * names in the target's namespace reads it, whatever its uid (a rerun by name).
+ */
+export function runOwnerNames(target: Pick<TargetRecord, 'ownerReferences'>): string[] {
+  return [...new Set(target.ownerReferences.filter((owner) => isRunKindName(owner.kind)).map((owner) => owner.name))];
+}
+
+function indexRunsByOwnerName(runs: readonly RunRecord[], targets: readonly TargetRecord[]): ByNamespaceName<RunRecord> {
+  const wanted = new Map<string, Set<string>>();
+  for (const target of targets) {
+    for (const name of runOwnerNames(target)) {
+      let names = wanted.get(target.namespace);
+      if (names === undefined) wanted.set(target.namespace, (names = new Set()));
+      names.add(name);
+    }
+  }
+  const index: ByNamespaceName<RunRecord> = new Map();
+  for (const run of runs) {
+    if (run.name !== '' && wanted.get(run.namespace)?.has(run.name) === true) appendIn(index, run.namespace, run.name, run);
+  }
   return index;
 }
 

@@ -10,6 +10,7 @@
  * UnreadableObjectError: it is what would be deleted, so the pass stops rather than guess
  * (as for PipelineResources).
  */
+import { listAt, nameAt, objectAt, objectPath } from './fields.js';
 import { RUN_KIND_NAMES } from './kinds.js';
 import { AFFINITY_ASSISTANT_COMPONENT, AFFINITY_ASSISTANT_PREFIX, COMPONENT_LABEL, INSTANCE_LABEL, MANAGED_BY_LABEL, PAC_MANAGED_BY, PAC_SECRET_PREFIX, PIPELINE_RUN_LABEL, RESOLVER_TYPE_LABEL, TEKTON_GROUP } from './labels.js';
 import { parseQuantityBytes } from './quantity.js';
@@ -154,11 +155,13 @@ export function toClaimTarget(obj: unknown): TargetRecord | null {
   if (marker === undefined) return unmarked(read);
   const finalizers = readFinalizers(read.metadata['finalizers'], read.problems);
   const bytes = claimBytes(obj);
+  const inUseCondition = readInUseCondition(obj, read.problems);
   const pipelineRun = read.labels[PIPELINE_RUN_LABEL];
   const leftover: LeftoverTarget = {
     marker,
     ...(marker === 'affinity-assistant' && pipelineRun !== undefined && { pipelineRunLabel: pipelineRun }),
     ...(bytes !== undefined && { bytes }),
+    ...(inUseCondition !== undefined && { inUseCondition }),
   };
   return toLeftoverRecord(read, leftover, { finalizers });
 }
@@ -193,6 +196,31 @@ function readFinalizers(value: unknown, problems: ReadProblem[]): readonly strin
     else problems.push({ field: `metadata.finalizers[${index}]`, problem: `expected a string, found ${describeValue(item)}` });
   });
   return finalizers.length === 0 ? EMPTY_LIST : finalizers;
+}
+
+/** The condition type Kubernetes 1.37 sets on claims (KEP-5541): `False` (`PodUsingPVC`) while a Pod that has not terminated uses it. */
+const UNUSED_CONDITION = 'Unused';
+
+/**
+ * The claim's `Unused` condition when it is `False`, with its reason and lastTransitionTime
+ * (absent, null or empty: not written). Read strictly, as holders are: a condition that cannot
+ * be read may be the one that says a Pod uses the claim. Only `False` is kept: `True` and
+ * `Unknown` leave the decision to the Pod list, as a claim without the condition does.
+ */
+function readInUseCondition(obj: unknown, problems: ReadProblem[]): LeftoverTarget['inUseCondition'] {
+  const status = objectPath(obj, ['status'], '', problems);
+  let found: LeftoverTarget['inUseCondition'];
+  listAt(status?.['conditions'], 'status.conditions', problems).forEach((item: unknown, index) => {
+    const field = `status.conditions[${index}]`;
+    const condition = objectAt(item, field, problems);
+    if (condition === undefined) return;
+    const type = nameAt(condition, 'type', field, problems);
+    if (type !== UNUSED_CONDITION || nameAt(condition, 'status', field, problems) !== 'False') return;
+    const reason = nameAt(condition, 'reason', field, problems);
+    const since = nameAt(condition, 'lastTransitionTime', field, problems);
+    found ??= { ...(reason !== undefined && { reason }), ...(since !== undefined && { since }) };
+  });
+  return found;
 }
 
 /**

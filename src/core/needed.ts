@@ -41,19 +41,29 @@ export function targetStrings(targets: readonly TargetRecord[]): (value: string)
   return (value) => table.get(value) ?? value;
 }
 
+/** Who a run is, as releasingOwners asks. */
+export type RunIdentity = Pick<RunRecord, 'uid' | 'namespace' | 'name'>;
+
 /**
- * Which runs may have released a target: the owners, by uid, of the targets whose collector
- * reads a released request (`releasedByStoredSpec`). Naming that request hashes the run's ref
- * (resolution.ts, about 14 µs a run): a pass reads it for these runs only, not for every run
- * that resolved something remotely.
+ * Which runs may have released a target: the owners of the targets whose collector reads a
+ * released request (`releasedByStoredSpec`), by uid, and the runs of an owner's name in its
+ * namespace (a rerun by name reads, and may release, its predecessor's request: docs/spec.md,
+ * "Reruns by name"). Naming that request hashes the run's ref (resolution.ts, about 14 µs a
+ * run): a pass reads it for these runs only, not for every run that resolved something remotely.
  */
-export function releasingOwners(targets: readonly TargetRecord[]): (uid: string) => boolean {
+export function releasingOwners(targets: readonly TargetRecord[]): (run: RunIdentity) => boolean {
   const owners = new Set<string>();
+  const names = new Map<string, Set<string>>();
   for (const target of targets) {
     if (!collectorOf(target.kind).releasedByStoredSpec) continue;
-    for (const owner of target.ownerReferences) owners.add(owner.uid);
+    for (const owner of target.ownerReferences) {
+      owners.add(owner.uid);
+      let inNamespace = names.get(target.namespace);
+      if (inNamespace === undefined) names.set(target.namespace, (inNamespace = new Set()));
+      inNamespace.add(owner.name);
+    }
   }
-  return (uid) => owners.has(uid);
+  return (run) => owners.has(run.uid) || names.get(run.namespace)?.has(run.name) === true;
 }
 
 /**
@@ -68,11 +78,11 @@ export class PassedOverRuns {
   count = 0;
   readonly versions: Map<string, string> | undefined;
   readonly strings: ((value: string) => string) | undefined;
-  readonly releasing: ((uid: string) => boolean) | undefined;
+  readonly releasing: ((run: RunIdentity) => boolean) | undefined;
 
   constructor(
     private readonly needed: (run: RunRecord) => boolean,
-    options: { versions: boolean; strings?: (value: string) => string; releasing?: (uid: string) => boolean },
+    options: { versions: boolean; strings?: (value: string) => string; releasing?: (run: RunIdentity) => boolean },
   ) {
     this.versions = options.versions ? new Map() : undefined;
     this.strings = options.strings;

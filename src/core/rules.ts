@@ -7,7 +7,7 @@
 import type { Rule, RuleEnd, TargetFacts, Verdict } from './facts.js';
 import { formatDuration, formatInstant, formatRetentionDuration } from './retention.js';
 import { isActive } from './runs.js';
-import type { Holder, PodRecord, ReferenceView } from './types.js';
+import type { Holder, LeftoverTarget, PodRecord, ReferenceView } from './types.js';
 
 /** Whether a rule that time lifts still keeps the target at `nowMs`: until its end, exclusive; a rule that does not apply keeps nothing. */
 function stillKeeps(end: RuleEnd | undefined, nowMs: number): boolean {
@@ -76,15 +76,21 @@ export const referencedByActiveRun: Rule = ({ references, releasedBy }) => {
   if (first === undefined) return null;
   return {
     reason: 'referenced-by-active-run',
-    message: `${linkPhrase(first)} active ${first.kind} ${first.name} (${first.state})${andMore(others.length, 'active run')}`,
+    message: `${linkPhrase(first)} active ${first.kind} ${first.name} (${first.state})${first.via === 'ownerName' ? `, ${SAME_NAME}` : ''}${andMore(others.length, 'active run')}`,
   };
 };
 
-/** Leftovers 7: a Pod that has not finished uses it (no phase counts as active: it may still start). */
-export const inUseByPod: Rule = ({ holders }) => {
+/**
+ * Leftovers 7: a Pod that has not finished uses it (no phase counts as active: it may still
+ * start), or the claim's own `Unused` condition is `False` (KEP-5541), whatever the Pod list
+ * said. A Pod listed is named first: it says which one.
+ */
+export const inUseByPod: Rule = ({ holders, target }) => {
   const [first, ...others] = holders.activePods;
-  if (first === undefined) return null;
-  return { reason: 'in-use-by-pod', message: `in use by Pod ${first.name} (${podPhase(first)})${andMore(others.length, 'active Pod')}` };
+  const condition = target.leftover?.inUseCondition;
+  if (first === undefined) return condition === undefined ? null : { reason: 'in-use-by-pod', message: `in use by a Pod, by ${unusedFalsePhrase(condition)}` };
+  const also = condition === undefined ? '' : `, and by ${unusedFalsePhrase(condition)}`;
+  return { reason: 'in-use-by-pod', message: `in use by Pod ${first.name} (${podPhase(first)})${andMore(others.length, 'active Pod')}${also}` };
 };
 
 /** Leftovers 8: a StatefulSet names the claim: it would mount it again on its next Pod. */
@@ -132,8 +138,11 @@ export const retainFor: Rule = ({ retainFor: setting, ends, nowMs, lastFinishMs,
   return { reason: 'retain-for', message: `retain-for ${duration} (${setBy}) lasts until ${formatInstant(end)}, counted from ${from}` };
 };
 
+/** How a run of an owner's name (via `ownerName`) is said to link the target: a rerun by name reads it. */
+const SAME_NAME = 'same name as its owner';
+
 /**
- * ResolutionRequests 9: an active owner stored what it resolved through the request (its
+ * ResolutionRequests 9: an active owner (or a run of an owner's name) stored what it resolved through the request (its
  * pipeline or task spec, in its status) and never reads it again; every other run that links
  * it is finished or gone (the active-run rule has kept every request an active run still reads).
  */
@@ -141,9 +150,10 @@ export const resolutionStored: Rule = ({ releasedBy }) => {
   const [first, ...others] = releasedBy.filter((ref) => isActive(ref.state));
   if (first === undefined) return null;
   const stored = first.kind === 'PipelineRun' ? 'status.pipelineSpec' : 'status.taskSpec';
+  const who = first.via === 'ownerName' ? `${first.kind} ${first.name} (${first.state}), ${SAME_NAME},` : `its owner ${first.kind} ${first.name} (${first.state})`;
   return {
     reason: 'resolution-stored',
-    message: `its owner ${first.kind} ${first.name} (${first.state}) stored what it resolved in ${stored} and reads it no more${andMore(others.length, 'such run')}`,
+    message: `${who} stored what it resolved in ${stored} and reads it no more${andMore(others.length, 'such run')}`,
   };
 };
 
@@ -196,6 +206,8 @@ function linkPhrase(ref: ReferenceView): string {
       return 'bound in a workspace of';
     case 'spec':
       return 'referenced by';
+    case 'ownerName':
+      return 'read by';
   }
 }
 
@@ -212,7 +224,21 @@ function viaPhrase(ref: ReferenceView): string {
       return 'by a workspace';
     case 'spec':
       return 'by its spec';
+    case 'ownerName':
+      return SAME_NAME;
   }
+}
+
+/** `its Unused=False condition (PodUsingPVC) since 2026-…`. */
+function unusedFalsePhrase(condition: NonNullable<LeftoverTarget['inUseCondition']>): string {
+  return `its Unused=False condition${unusedFalseDetail(condition)}`;
+}
+
+/** ` (PodUsingPVC) since 2026-…`: what an Unused=False condition says beyond its status, the reason and the time when written. */
+export function unusedFalseDetail(condition: NonNullable<LeftoverTarget['inUseCondition']>): string {
+  const reason = condition.reason === undefined ? '' : ` (${condition.reason})`;
+  const since = condition.since === undefined ? '' : ` since ${condition.since}`;
+  return `${reason}${since}`;
 }
 
 function podPhase(pod: PodRecord): string {

@@ -135,7 +135,7 @@ export interface RunReadOptions {
   /** The copy of a namespace or target name to keep instead of the run's own (needed.ts targetStrings). */
   strings?: (value: string) => string;
   /** With `leftovers`, the runs whose released request is read (needed.ts releasingOwners); absent: every run's. */
-  releasing?: (uid: string) => boolean;
+  releasing?: (run: Pick<RunRecord, 'uid' | 'namespace' | 'name'>) => boolean;
 }
 
 /**
@@ -161,7 +161,7 @@ export function toRunRecord(obj: unknown, kind: RunKindName, options: RunReadOpt
   const allProblems = [...problems, ...ownerProblems, ...stateReading.problems, ...references.problems];
   const names = references.references;
   // Only a run that is, or through its parent may be, active can release a request early.
-  const releases = leftovers !== undefined && (isActive(state) || parent !== undefined) && (options.releasing?.(identity.uid) ?? true);
+  const releases = leftovers !== undefined && (isActive(state) || parent !== undefined) && (options.releasing?.(identity) ?? true);
   const releasedRequest = releases ? releasedRequestName(obj, kind, identity) : undefined;
   return {
     kind,

@@ -43,6 +43,13 @@ export interface LeftoverTarget {
   pipelineRunLabel?: string;
   /** A claim's size in bytes, rounded up, from `status.capacity.storage`, else `spec.resources.requests.storage`. */
   bytes?: { value: number; from: 'capacity' | 'request' };
+  /**
+   * A claim's condition `Unused` when its status is `False` (KEP-5541, Kubernetes 1.37 beta: the
+   * PVC protection controller writes `PodUsingPVC` while a Pod that has not terminated uses the
+   * claim): its reason and lastTransitionTime, when written. Absent when the condition is absent,
+   * `True` or `Unknown`: then only the Pod list says whether a Pod uses it.
+   */
+  inUseCondition?: { reason?: string; since?: string };
 }
 
 /**
@@ -212,10 +219,11 @@ export type LinkState = RunState | 'gone';
 
 /**
  * How a run names a target: its spec (a PipelineResource binding), the target's ownerReference,
- * the target's `tekton.dev/pipelineRun` label, the run's Pipelines-as-Code annotation, or a
- * workspace of the run.
+ * the target's `tekton.dev/pipelineRun` label, the run's Pipelines-as-Code annotation, a
+ * workspace of the run, or (`ownerName`) the run's name, the same as the target's owner's: a
+ * rerun by name finds what Tekton named after that name (a ResolutionRequest).
  */
-export type LinkVia = 'spec' | 'ownerReference' | 'label' | 'annotation' | 'workspace';
+export type LinkVia = 'spec' | 'ownerReference' | 'label' | 'annotation' | 'workspace' | 'ownerName';
 
 /** A referencing (linked) run as a decision shows it. */
 export interface ReferenceView {

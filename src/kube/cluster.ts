@@ -216,6 +216,18 @@ export class KubeCluster {
     return this.listHolders(apis.pods, scope, namespaces, how, toPodRecord);
   }
 
+  /**
+   * The claims of workspace-pvcs in `namespaces`, listed again for a re-check: their `Unused`
+   * condition may have turned False since the listing. Empty when that collector does not run.
+   */
+  async listClaims(apis: ServedApis, scope: Scope, namespaces: readonly string[]): Promise<TargetRecord[]> {
+    const resource = apis.targets['workspace-pvcs'];
+    if (resource === undefined || namespaces.length === 0) return [];
+    const wanted = new Set(namespaces);
+    const records = await this.listInNamespaces(resource, namespaces, scope, undefined, COLLECTORS['workspace-pvcs'].toRecord);
+    return records.filter((record): record is TargetRecord => record !== null && wanted.has(record.namespace));
+  }
+
   /** The StatefulSets (with the claims they name) in `namespaces`, as listPods reads Pods. */
   async listStatefulSets(apis: ServedApis, scope: Scope, namespaces: readonly string[], how: { recheck?: boolean } = {}): Promise<StatefulSetRecord[]> {
     return this.listHolders(apis.statefulSets, scope, namespaces, how, toStatefulSetRecord);
@@ -363,6 +375,21 @@ export class KubeCluster {
       }
     }
     return { changed, goneUids };
+  }
+
+  /**
+   * The runs, of either kind served, named `name` in `namespace`: their metadata only, one GET
+   * per kind. What a delete reads last of a target a rerun by name would read (`owner-name`).
+   */
+  async runsNamed(apis: ServedApis, namespace: string, name: string): Promise<ObjectIdentity[]> {
+    const found: ObjectIdentity[] = [];
+    for (const kind of RUN_KIND_NAMES) {
+      const served = apis.runs[kind];
+      if (served === undefined) continue;
+      const object = await getObject(this.http, served.resource, namespace, name, METADATA_OBJECT_ONLY);
+      if (object !== null) found.push(identityOf(object));
+    }
+    return found;
   }
 
   /**
@@ -568,7 +595,7 @@ function excludedNamespacesSelector(scope: Scope): string {
   return scope.excludeNamespaces.map((name) => `metadata.namespace!=${name}`).join(',');
 }
 
-interface ObjectIdentity {
+export interface ObjectIdentity {
   namespace: string;
   name: string;
   uid: string;

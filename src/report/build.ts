@@ -7,6 +7,7 @@ import {
   type Report,
   type ReportItem,
   type ReportItems,
+  type ReportBreaker,
   type ReportPlan,
   type ReportReference,
   type ReportScope,
@@ -35,6 +36,8 @@ export interface PassRecord {
   results: ReadonlyMap<string, Result>;
   /** The plan written or applied, if any. */
   plan?: ReportPlan;
+  /** Why the breaker stopped the delete phase, if it did. */
+  breaker?: ReportBreaker;
   /** Pass-level warnings; the report carries `warnings` only when there are some. */
   warnings?: readonly string[];
   /** Pass-level failures; the report carries `errors` only when there are some. */
@@ -74,6 +77,7 @@ export function buildReport(pass: PassRecord): Report {
     items,
   };
   if (pass.plan !== undefined) report.plan = { ...pass.plan };
+  if (pass.breaker !== undefined) report.breaker = { ...pass.breaker };
   if (pass.warnings !== undefined && pass.warnings.length > 0) report.warnings = [...pass.warnings];
   if (pass.errors !== undefined && pass.errors.length > 0) report.errors = [...pass.errors];
   return report;

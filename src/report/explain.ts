@@ -6,6 +6,7 @@ import type { Collectable } from '../core/collectable.js';
 import { collectorOf } from '../core/collectors.js';
 import type { Explanation, RetentionFact } from '../core/explain.js';
 import { formatDuration, formatInstant } from '../core/retention.js';
+import { unusedFalseDetail } from '../core/rules.js';
 import type { LinkVia, ReferenceView, TargetRecord } from '../core/types.js';
 import { escapeControls, escapeControlsInJson } from '../escape.js';
 import { SIZED_KIND, toReportHolder } from './build.js';
@@ -71,6 +72,7 @@ const VIA_PHRASES: { readonly [V in LinkVia]: string } = {
   label: ' (named by its tekton.dev/pipelineRun label)',
   annotation: ' (names it in its pipelinesascode.tekton.dev/git-auth-secret annotation)',
   workspace: ' (binds it as a workspace)',
+  ownerName: ' (same name as its owner: Tekton finds the request by that name)',
 };
 
 /** e.g. `PipelineRun/build-1 succeeded, finished …`; a gone owner `PipelineRun/build-2 gone (owned it; no listed run is it)`. */
@@ -91,6 +93,9 @@ function describeSize(target: TargetRecord): string {
 function kindFields(explanation: Explanation): string[] {
   const { target, decision } = explanation;
   const holders = (decision.heldBy ?? []).map((holder) => `${holder.kind}/${holder.name}${holder.kind === 'Pod' ? ` (${holder.phase ?? 'no phase yet'})` : ''}`);
+  // A claim's Unused=False condition names no Pod, but holds it as one does (rule 7).
+  const condition = target.leftover?.inUseCondition;
+  if (condition !== undefined) holders.push(`condition Unused=False${unusedFalseDetail(condition)}`);
   return [
     ...field('kind', [`${target.kind} (collector ${collectorOf(target.kind).name})`]),
     ...(target.kind === SIZED_KIND ? field('size', [describeSize(target)]) : []),

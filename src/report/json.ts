@@ -58,7 +58,7 @@ function* unescapedJsonChunks(report: Report): Generator<string> {
     }
     yield '\n  ]';
   }
-  yield `${planField(report.plan)}${listField('warnings', report.warnings)}${listField('errors', report.errors)}\n}\n`;
+  yield `${planField(report.plan)}${breakerField(report.breaker)}${listField('warnings', report.warnings)}${listField('errors', report.errors)}\n}\n`;
 }
 
 /** The items `size` at a time: only one piece's items exist at once when they are made as read (build.ts). */
@@ -78,7 +78,19 @@ function* inPieces<T>(items: Iterable<T>, size: number): Generator<T[]> {
 function planField(plan: Report['plan']): string {
   if (plan === undefined) return '';
   const ordered = { mode: plan.mode, file: plan.file, digest: plan.digest, entries: plan.entries };
-  return `,\n  "plan": ${JSON.stringify(ordered, null, 2).replaceAll('\n', '\n  ')}`;
+  return objectField('plan', ordered);
+}
+
+/** `,\n  "breaker": {...}` in a fixed key order; nothing when the breaker did not stop the pass. */
+function breakerField(breaker: Report['breaker']): string {
+  if (breaker === undefined) return '';
+  const ordered = { status: breaker.status, reason: breaker.reason, failures: breaker.failures, skipped: breaker.skipped };
+  return objectField('breaker', ordered);
+}
+
+/** `,\n  "name": {...}` as the whole document's stringify would write it. */
+function objectField(name: 'plan' | 'breaker', ordered: object): string {
+  return `,\n  "${name}": ${JSON.stringify(ordered, null, 2).replaceAll('\n', '\n  ')}`;
 }
 
 /** `,\n  "name": [...]` as the whole document's stringify would write it; nothing when the list is absent or empty. */

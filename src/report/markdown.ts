@@ -81,7 +81,7 @@ export const MARKDOWN_NAMESPACE_ROWS = 200;
 export const MARKDOWN_ROWS_PER_KIND = 100;
 
 /** Which results a capped table shows first. */
-const RESULT_PRIORITY: readonly Result[] = ['failed', 'aborted', 'changed', 'gone', 'terminating', 'deleted', 'would-delete', 'kept'];
+const RESULT_PRIORITY: readonly Result[] = ['failed', 'aborted', 'skipped', 'changed', 'gone', 'terminating', 'deleted', 'would-delete', 'kept'];
 
 /**
  * Makes text from the cluster (names, messages that quote annotation values) show as

@@ -3,9 +3,10 @@ import type { Action, Holder, LinkState, LinkVia, Reason, RunKindName, TargetKin
 
 /**
  * What happened to one target in this pass (docs/reports.md, "Results"). `terminating`: a
- * claim deleted but still held by a finalizer, which is not an error.
+ * claim deleted but still held by a finalizer, which is not an error. `skipped`: not tried,
+ * since the breaker stopped the delete phase (Report.breaker).
  */
-export const RESULTS = ['would-delete', 'deleted', 'terminating', 'gone', 'changed', 'failed', 'aborted', 'kept'] as const;
+export const RESULTS = ['would-delete', 'deleted', 'terminating', 'gone', 'changed', 'failed', 'aborted', 'skipped', 'kept'] as const;
 export type Result = (typeof RESULTS)[number];
 
 export interface ReportReference {
@@ -108,6 +109,8 @@ export interface Report {
   items: ReportItems;
   /** The plan this pass wrote (a dry run with --plan-file) or applied (`apply`). Present only then. */
   plan?: ReportPlan;
+  /** The breaker stopped the delete phase (--max-consecutive-failures). Present only then. */
+  breaker?: ReportBreaker;
   /**
    * Pass-level things an operator should know that did not stop the pass (a setting that
    * is risky, a run kind the cluster does not serve, a live pass that the deletion cap
@@ -123,6 +126,18 @@ export interface Report {
 
 /** A report as its JSON reads back: the items are an array. */
 export type ReportDocument = Omit<Report, 'items'> & { items: ReportItem[] };
+
+/** Why the breaker stopped the delete phase: `failures` deletes in a row failed with this status and reason. */
+export interface ReportBreaker {
+  /** The HTTP status; 0 when no answer came. */
+  status: number;
+  /** The Kubernetes Status reason (`Forbidden`); empty when the server sent none. */
+  reason: string;
+  /** How many in a row: --max-consecutive-failures. */
+  failures: number;
+  /** Candidates not tried (result `skipped`). */
+  skipped: number;
+}
 
 export interface ReportPlan {
   /** `written`: by this dry run; `applied`: the plan this pass deleted from. */

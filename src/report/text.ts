@@ -1,3 +1,4 @@
+import { describeTrip } from '../breaker.js';
 import { ALL_REASONS, type Reason } from '../core/types.js';
 import { escapeControls } from '../escape.js';
 import { SIZED_KIND } from './build.js';
@@ -12,6 +13,7 @@ const RESULT_PHRASES: { readonly [R in Result]: string } = {
   changed: 'changed since listed',
   failed: 'failed',
   aborted: 'aborted',
+  skipped: 'skipped',
   kept: 'kept',
 };
 
@@ -93,13 +95,15 @@ export function* renderTextChunks(report: Report): Generator<string> {
 /**
  * e.g. `dry run: 3 targets, 7 runs: 1 would be deleted (runs-finished 1), 2 kept (retained 1,
  * too-young 1)`: each result with the reasons of the targets that got it, so the reasons
- * in brackets always add up to the count before them.
+ * in brackets always add up to the count before them. A pass the breaker stopped ends with
+ * `; the breaker stopped the delete phase: 5 deletes in a row failed with 403 Forbidden`.
  */
 export function summaryLine(report: Report): string {
   const { summary } = report;
   const counted = `${modeName(report)}: ${plural(summary.targets, 'target')}, ${plural(summary.runs, 'run')}`;
   if (summary.targets === 0) return `${counted}: nothing to do`;
-  return `${counted}: ${describeResultsWithReasons(report.items)}`;
+  const stopped = report.breaker === undefined ? '' : `; the breaker stopped the delete phase: ${describeTrip(report.breaker)}`;
+  return `${counted}: ${describeResultsWithReasons(report.items)}${stopped}`;
 }
 
 /** e.g. `1 would be deleted (runs-finished 1), 2 kept (retained 1, too-young 1)`, in RESULTS order. */

@@ -904,6 +904,7 @@ describe('values reach the collector', () => {
       minAgeMs: 3_600_000,
       labelPrefix: 'tekton-resource-gc.io',
       maxDeletions: 1000,
+      maxConsecutiveFailures: 5,
       qps: 20,
       concurrency: 4,
       pageSize: 500,
@@ -945,6 +946,7 @@ describe('values reach the collector', () => {
       collect: ['workspace-pvcs', 'pipelineresources', 'pac-secrets'],
       pvcFinalizer: 'purge',
       maxDeletionsPerKind: { 'workspace-pvcs': 2000000, 'pac-secrets': 0 },
+      maxConsecutiveFailures: 12,
     };
     assert.deepEqual(configOf(containerOf(await render('gc', 'trgc-system', values))), {
       dryRun: false,
@@ -976,6 +978,7 @@ describe('values reach the collector', () => {
       collect: ['pipelineresources', 'pac-secrets', 'workspace-pvcs'],
       pvcFinalizer: 'purge',
       maxDeletionsPerKind: { 'pac-secrets': 0, 'workspace-pvcs': 2000000 },
+      maxConsecutiveFailures: 12,
     });
     const forever = configOf(containerOf(await render('gc', 'trgc-system', { retainFor: 'forever', maxDeletions: 0, qps: 1000 })));
     assert.deepEqual([forever.retainFor, forever.maxDeletions, forever.qps], [{ kind: 'forever' }, 0, 1000]);

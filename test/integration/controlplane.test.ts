@@ -183,7 +183,7 @@ test('npm run controlplane rejects a bad flag with one line and exit code 2', as
   let stderr = '';
   cli.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   assert.equal(await exitCode(cli), 2);
-  assert.match(stderr, /^error: --crds v0\.99 is not one of v0\.37, v0\.45, none \(e\.g\. npm run controlplane -- --kubeconfig \S+ --crds v0\.45\)\n$/);
+  assert.match(stderr, /^error: --crds v0\.99 is not one of v0\.37, v0\.45, upgraded, none \(e\.g\. npm run controlplane -- --kubeconfig \S+ --crds v0\.45\)\n$/);
 });
 
 async function withControlPlane(crds: CrdSetName, body: (controlPlane: ControlPlane) => Promise<void>): Promise<void> {

@@ -2,7 +2,8 @@
  * `npm run demo` end to end, as a newcomer runs it: what its output claims (the dry run
  * deletes nothing, the live pass deletes exactly the garbage, the rest remains; then the
  * same for the leftovers of a current Tekton, whose claims a live pass leaves Terminating
- * and a pass with --pvc-finalizer purge deletes) and that it leaves no etcd or
+ * and a pass with --pvc-finalizer purge deletes, and whose ResolutionRequests go when the run
+ * stored what it resolved or finished, not while it may read them) and that it leaves no etcd or
  * kube-apiserver behind, whether it finishes or is interrupted.
  * Each run gets its own TMPDIR, so the control plane's directory, and every process
  * that mentions it, is the demo's own even while other control planes run.
@@ -15,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
+import { deterministicName } from '../../src/core/resolution.js';
 
 const DELETED = [
   'legacy-app/img-0b5e1f2 unreferenced',
@@ -53,7 +55,27 @@ const LEFTOVERS_DRY = [
   'Secret - delete runs-finished PipelineRun/shop-on-push-8kq2m (succeeded)',
   'Secret - keep referenced-by-active-run PipelineRun/shop-on-push-r4x9t (running)',
   'StatefulSet - keep referenced-by-active-run PipelineRun/shop-on-push-r4x9t (running)',
+  'ResolutionRequest - delete resolution-stored PipelineRun/shop-on-push-r4x9t (running)',
+  'ResolutionRequest - keep referenced-by-active-run PipelineRun/shop-on-push-r4x9t (running)',
+  'ResolutionRequest - delete runs-finished PipelineRun/shop-on-push-8kq2m (succeeded)',
 ];
+/** The push runs' pipelineRef (Tekton's git resolver) and the deploy task of their pipeline (bundles). */
+const PIPELINE_PARAMS = [
+  { name: 'url', value: 'https://github.com/example/ci-pipelines' },
+  { name: 'revision', value: 'main' },
+  { name: 'pathInRepo', value: 'pipelines/push.yaml' },
+];
+const DEPLOY_PARAMS = [
+  { name: 'bundle', value: 'registry.example/catalog/deploy:0.4' },
+  { name: 'name', value: 'deploy' },
+  { name: 'kind', value: 'task' },
+];
+/** The ResolutionRequests by the reason the dry run gives, named as Tekton names them: the run's own name for its pipelineRef, `<run>-<task>` for a task's. */
+const REQUESTS = {
+  'resolution-stored': deterministicName('git', 'shop-pac/shop-on-push-r4x9t', PIPELINE_PARAMS),
+  'referenced-by-active-run': deterministicName('bundles', 'shop-pac/shop-on-push-r4x9t-deploy', DEPLOY_PARAMS),
+  'runs-finished': deterministicName('git', 'shop-pac/shop-on-push-8kq2m', PIPELINE_PARAMS),
+};
 const PAC_SECRETS = { 'shop-on-push-8kq2m': 'pac-gitauth-hqzvtm', 'shop-on-pull-request-4nz7w': 'pac-gitauth-xbrqle', 'shop-on-push-r4x9t': 'pac-gitauth-mvtdoa' };
 /** sha256(text)[:10]: how Tekton names affinity assistants (by workspace and run name) and claims (by workspace and run uid). */
 const hash10 = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 10);
@@ -189,8 +211,11 @@ function checkLeftovers(stdout: string): void {
     assert.equal(row.name, PAC_SECRETS[run as keyof typeof PAC_SECRETS], `${row.name} is the Secret of ${run}`);
   }
   assert.deepEqual(dry.filter((row) => row.kind === 'StatefulSet').map((row) => row.name), [ASSISTANT]);
+  assert.deepEqual(Object.fromEntries(dry.filter((row) => row.kind === 'ResolutionRequest').map((row) => [row.reason, row.name])), REQUESTS);
+  // The story before the pass names each request and what should become of it.
+  for (const [reason, name] of Object.entries(REQUESTS)) assert.match(dryText, new RegExp(`\\sresolutionrequest/${name}\\s.*=> ${reason === 'referenced-by-active-run' ? 'keep' : 'delete'}: `), `${name} (${reason}) described`);
   assert.match(dryText, /\n\s+bytes: 62Gi would be released \(4 claims to delete\)\n/);
-  assert.match(dryText, /dry run: 9 targets, 7 runs: 6 would be deleted \(runs-finished 5, owner-gone 1\), 3 kept \(referenced-by-active-run 3\)/);
+  assert.match(dryText, /dry run: 12 targets, 7 runs: 8 would be deleted \(resolution-stored 1, runs-finished 6, owner-gone 1\), 4 kept \(referenced-by-active-run 4\)/);
 
   // Live, in keep mode: Secrets deleted, claims deleted but held by their finalizer; the
   // finished TaskRuns' Pods, which still name their claims, are shown holding them.
@@ -210,7 +235,7 @@ function checkLeftovers(stdout: string): void {
     assert.match(liveText, new RegExp(`\\sterminating\\s.*Pod/${pod.replace(/[()]/g, '\\$&')}`), `a terminating claim held by ${pod}`);
   }
   assert.match(liveText, /\n\s+bytes: 0 released, 62Gi pending \(terminating\), of 62Gi \(4 claims to delete\)\n/);
-  assert.match(liveText, /live: 9 targets, 7 runs: 2 deleted \(runs-finished 2\), 4 left terminating \(runs-finished 3, owner-gone 1\), 3 kept \(referenced-by-active-run 3\)/);
+  assert.match(liveText, /live: 12 targets, 7 runs: 4 deleted \(resolution-stored 1, runs-finished 3\), 4 left terminating \(runs-finished 3, owner-gone 1\), 4 kept \(referenced-by-active-run 4\)/);
   // kubectl's listing after it: the four claims deleted are Terminating, the running run's is not.
   const statuses = liveText
     .split('\n')
@@ -220,7 +245,7 @@ function checkLeftovers(stdout: string): void {
   const keptClaim = dry.find((row) => row.kind === 'PersistentVolumeClaim' && row.action === 'keep')?.name ?? '';
   assert.deepEqual(statuses.sort(), dry.filter((row) => row.kind === 'PersistentVolumeClaim').map((row) => `${row.name} ${row.name === keptClaim ? 'Pending' : 'Terminating'}`).sort(), liveText);
 
-  // Purge: the Terminating claims are deleted; the Secrets are gone from the report; the kept stay kept.
+  // Purge: the Terminating claims are deleted; the Secrets and requests deleted are gone from the report; the kept stay kept.
   const purgeText = section(stdout, '10. Purge', '11. Stopped');
   const purge = leftoverRows(purgeText);
   assert.deepEqual(
@@ -229,13 +254,17 @@ function checkLeftovers(stdout: string): void {
     purgeText,
   );
   assert.match(purgeText, /\n\s+bytes: 62Gi released, 0 pending \(terminating\), of 62Gi \(4 claims to delete\)\n/);
-  assert.match(purgeText, /live: 7 targets, 7 runs: 4 deleted \(runs-finished 3, owner-gone 1\), 3 kept \(referenced-by-active-run 3\)/);
-  // kubectl's listing of what is left: the running run's claim, Secret and affinity assistant.
+  assert.match(purgeText, /live: 8 targets, 7 runs: 4 deleted \(runs-finished 3, owner-gone 1\), 4 kept \(referenced-by-active-run 4\)/);
+  // kubectl's listing of what is left: the running run's claim, Secret, affinity assistant, and the request of the task it has not started.
   const left = purgeText
     .split('\n')
     .map((line) => line.trim().split(/\s+/)[0] ?? '')
-    .filter((name) => /^(persistentvolumeclaim|secret|statefulset\.apps)\//.test(name));
-  assert.deepEqual(left, [`persistentvolumeclaim/${keptClaim}`, 'secret/pac-gitauth-mvtdoa', `statefulset.apps/${ASSISTANT}`], purgeText);
+    .filter((name) => /^(persistentvolumeclaim|secret|statefulset\.apps|resolutionrequest\.resolution\.tekton\.dev)\//.test(name));
+  assert.deepEqual(
+    left,
+    [`persistentvolumeclaim/${keptClaim}`, 'secret/pac-gitauth-mvtdoa', `statefulset.apps/${ASSISTANT}`, `resolutionrequest.resolution.tekton.dev/${REQUESTS['referenced-by-active-run']}`],
+    purgeText,
+  );
   assert.match(purgeText, /As expected:/);
 }
 

@@ -12,13 +12,19 @@
  * Each pass also has something to delete for each collector that is on, so a pass that deletes
  * nothing fails too. The bare server runs no StatefulSet controller: the claims are created by
  * hand, as the controller names them.
+ *
+ * A claim's own `Unused=False` condition (Kubernetes 1.37) holds it as an active Pod does. A
+ * condition written after the listing is seen by the re-check before the deletes; one written
+ * after that re-check, right before the DELETE, changes the claim's resourceVersion, so the
+ * DELETE's precondition refuses it (`changed`).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
 import { COLLECTOR_NAMES, type CollectorName } from '../../src/core/collectors.js';
+import type { TargetRecord } from '../../src/core/types.js';
 import type { ReportDocument } from '../../src/report/model.js';
-import { Objects, controllerRef, pacLabels, verdicts, workspaceRun, type RunIdentity } from '../support/objects.js';
+import { Objects, controllerRef, itemOf, pacLabels, verdicts, workspaceRun, type RunIdentity } from '../support/objects.js';
 import { passInProcess } from '../support/pass.js';
 import { Seeder } from '../support/seed.js';
 import { gitResource, hoursAgo, type RunStatusSpec } from '../support/tekton.js';
@@ -28,6 +34,7 @@ const CLAIM = 'PersistentVolumeClaim';
 const HOLD = 'example.com/hold';
 const SCALED = 'affinity-assistant-5ca1ed0000';
 const SCALED_CLAIM = `pvc-0123abcd-${SCALED}-0`;
+const SINCE = '2026-11-29T10:00:00Z';
 
 /**
  * The collectors this file seeds a free object for, in COLLECTOR_NAMES order: those whose targets
@@ -155,6 +162,67 @@ describe('holders: a claim a surviving StatefulSet names or an active Pod mounts
       [`${CLAIM} ${claim}`]: 'present',
       [`StatefulSet ${sts}`]: 'present',
       [`${CLAIM} pvc-free`]: 'gone',
+    });
+  });
+
+  /**
+   * A claim's `Unused` condition (KEP-5541: Kubernetes 1.37's PVC protection controller writes
+   * it, beta, on by default) holds it as a Pod does: where it is `False` (`PodUsingPVC`) the claim
+   * is kept as `in-use-by-pod`, whatever the Pod list says; `True`, `Unknown` or none leave the
+   * Pod list to decide. This server (v1.35) runs no such controller: the test writes the
+   * condition through the claim's status subresource and reads back that the server stored it.
+   * The owner finished and no Pod that has not finished uses any of these claims, so each one
+   * kept is kept by its condition alone.
+   */
+  async function setUnused(ns: string, name: string, status: 'True' | 'False' | 'Unknown'): Promise<void> {
+    const stored = (await objects.setUnusedCondition(ns, name, status, SINCE)) as { type?: string; status?: string; reason?: string; lastTransitionTime?: unknown }[] | undefined;
+    // The server kept what the controller would write: the test stands on a real condition.
+    const seen = (stored ?? []).map((condition) => [condition.type, condition.status, condition.reason, new Date(String(condition.lastTransitionTime)).toISOString()]);
+    assert.deepEqual(seen, [['Unused', status, status === 'False' ? 'PodUsingPVC' : 'NoPodsUsingPVC', new Date(SINCE).toISOString()]]);
+  }
+
+  test('Unused=False keeps a claim no Pod uses (in-use-by-pod); Unused=True or Unknown, or none, leave it to the Pod list; the re-check sees one written after the listing', async () => {
+    const ns = 'hold-unused';
+    await seed.namespace(ns);
+    const owned = { ownerReferences: [controllerRef(await finishedRun(ns, 'build-done'))] };
+    for (const name of ['pvc-in-use', 'pvc-unused', 'pvc-unknown', 'pvc-plain', 'pvc-turned', 'pvc-late']) await objects.claim(ns, name, owned);
+    // A Pod that finished once mounted the one in use: a finished Pod holds nothing by the Pod list.
+    await objects.pod(ns, 'build-done-compile-pod', { claims: ['pvc-in-use'], phase: 'Succeeded' });
+    await setUnused(ns, 'pvc-in-use', 'False');
+    await setUnused(ns, 'pvc-unused', 'True');
+    await setUnused(ns, 'pvc-unknown', 'Unknown');
+    const sent: string[] = [];
+    const { outcome } = await passInProcess(controlPlane.kubeConfig(), ['--collect', 'workspace-pvcs', '--pvc-finalizer', 'purge', '--min-age', '0s', '--namespace', ns], {
+      // After the listing, before the re-check that precedes every delete.
+      afterListing: () => setUnused(ns, 'pvc-turned', 'False'),
+      // After that re-check, right before its DELETE.
+      beforeDelete: async (target: TargetRecord) => {
+        sent.push(target.name);
+        if (target.name === 'pvc-late') await setUnused(ns, 'pvc-late', 'False');
+      },
+    });
+    const { report } = outcome;
+    assert.equal(outcome.exitCode, 0);
+    assert.deepEqual(verdicts(report), {
+      [`${CLAIM} ${ns}/pvc-in-use`]: 'in-use-by-pod kept',
+      [`${CLAIM} ${ns}/pvc-late`]: 'runs-finished changed',
+      [`${CLAIM} ${ns}/pvc-plain`]: 'runs-finished deleted',
+      [`${CLAIM} ${ns}/pvc-turned`]: 'in-use-by-pod kept',
+      [`${CLAIM} ${ns}/pvc-unknown`]: 'runs-finished deleted',
+      [`${CLAIM} ${ns}/pvc-unused`]: 'runs-finished deleted',
+    });
+    assert.equal(itemOf(report, CLAIM, 'pvc-in-use').message, `in use by a Pod, by its Unused=False condition (PodUsingPVC) since ${SINCE}`);
+    assert.equal(itemOf(report, CLAIM, 'pvc-turned').message, `in use by a Pod, by its Unused=False condition (PodUsingPVC) since ${SINCE} (seen when re-checking before deleting)`);
+    // The condition names no Pod: heldBy names none.
+    assert.equal(itemOf(report, CLAIM, 'pvc-in-use').heldBy, undefined);
+    assert.deepEqual(sent.sort(), ['pvc-late', 'pvc-plain', 'pvc-unknown', 'pvc-unused']);
+    assert.deepEqual(await objects.fates(ns, { 'pvc-in-use': CLAIM, 'pvc-turned': CLAIM, 'pvc-late': CLAIM, 'pvc-unused': CLAIM, 'pvc-unknown': CLAIM, 'pvc-plain': CLAIM }), {
+      [`${CLAIM} pvc-in-use`]: 'present',
+      [`${CLAIM} pvc-turned`]: 'present',
+      [`${CLAIM} pvc-late`]: 'present',
+      [`${CLAIM} pvc-unused`]: 'gone',
+      [`${CLAIM} pvc-unknown`]: 'gone',
+      [`${CLAIM} pvc-plain`]: 'gone',
     });
   });
 });

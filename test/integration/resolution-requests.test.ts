@@ -2,9 +2,11 @@
  * The ResolutionRequests' collector against a real kube-apiserver (docs/spec.md,
  * "ResolutionRequests"): which requests of active runs are released because the run stored
  * what it resolved, which an active run still reads, those of finished and gone runs, those
- * nobody owns, `$(params.*)` and `$(context.*)` in a ref's params, explain, and a cluster that
- * does not serve the kind. The harness does not install the ResolutionRequest CRD: these
- * tests install it themselves, after the case that needs it absent. Tekton's
+ * nobody owns, `$(params.*)` and `$(context.*)` in a ref's params, explain, a cluster that
+ * does not serve the kind, and reruns by name (a run deleted and created again with its name
+ * reads the requests its predecessor owns; docs/spec.md, "Reruns by name"). The harness's
+ * v0.45 CRD set has no ResolutionRequest CRD: these tests install it themselves
+ * (harness/crds.ts), after the case that needs it absent. Tekton's
  * controller does not run, so runs are made as it leaves them (the object, then its status
  * through /status, with `status.pipelineSpec` or `status.taskSpec` where the run stored it),
  * and requests are named with Tekton's own naming (src/core/resolution.ts, deterministicName).
@@ -13,39 +15,17 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
-import { ApiException, ApiextensionsV1Api, CustomObjectsApi, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { ApiException, ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { RESOLUTION, RESOLUTION_REQUEST_CRD } from '../../harness/crds.js';
 import { deterministicName } from '../../src/core/resolution.js';
 import type { ReportDocument } from '../../src/report/model.js';
 import { reportOf, runCli } from '../support/cli.js';
-import type { RunOwner } from '../support/leftovers.js';
+import { LeftoverSeeder, type RunOwner } from '../support/leftovers.js';
 import { passInProcess } from '../support/pass.js';
 import { useControlPlane, useFaultProxy } from '../support/realserver.js';
 import { hoursAgo, runStatus, type KubeObject, type RunStatusSpec } from '../support/tekton.js';
 
-const RESOLUTION = { group: 'resolution.tekton.dev', version: 'v1beta1', plural: 'resolutionrequests' } as const;
 const RESOLVER_TYPE_LABEL = 'resolution.tekton.dev/type';
-
-/** Tekton's ResolutionRequest CRD as far as a test needs it: served and stored as v1beta1, namespaced, with /status. */
-const RESOLUTION_REQUEST_CRD: V1CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `${RESOLUTION.plural}.${RESOLUTION.group}`, labels: { 'app.kubernetes.io/part-of': 'tekton-pipelines' } },
-  spec: {
-    group: RESOLUTION.group,
-    scope: 'Namespaced',
-    names: { plural: 'resolutionrequests', singular: 'resolutionrequest', kind: 'ResolutionRequest', categories: ['tekton', 'tekton-pipelines'] },
-    versions: [
-      {
-        name: RESOLUTION.version,
-        served: true,
-        storage: true,
-        // The client's serializer knows this field only by its TypeScript name (harness/crds.ts).
-        schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
-        subresources: { status: {} },
-      },
-    ],
-  },
-};
 
 /** What a pass with `--min-age 0s` warns of in its report (src/sweep.ts). */
 const MIN_AGE_WARNING =
@@ -125,9 +105,17 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
   async function run(object: KubeObject, status: RunStatusSpec, stored?: unknown): Promise<RunOwner> {
     const version = object.apiVersion.split('/')[1] ?? '';
     const plural = object.kind === 'PipelineRun' ? 'pipelineruns' : 'taskruns';
-    const kind = object.kind === 'PipelineRun' ? 'PipelineRun' : 'TaskRun';
-    const { namespace, name } = object.metadata;
+    const { namespace } = object.metadata;
     const created = (await custom.createNamespacedCustomObject({ group: 'tekton.dev', version, namespace, plural, body: object })) as KubeObject;
+    return await writeStatus(created, status, stored);
+  }
+
+  /** Writes a run's status through /status as run() does: for a run that moves on (stores what it resolved, finishes). */
+  async function writeStatus(created: KubeObject, status: RunStatusSpec, stored?: unknown): Promise<RunOwner> {
+    const version = created.apiVersion.split('/')[1] ?? '';
+    const plural = created.kind === 'PipelineRun' ? 'pipelineruns' : 'taskruns';
+    const kind = created.kind === 'PipelineRun' ? 'PipelineRun' : 'TaskRun';
+    const { namespace, name } = created.metadata;
     const startedAt = 'finishedAt' in status ? new Date(Date.parse(status.finishedAt) - 300_000).toISOString() : new Date().toISOString();
     const body = { ...created, status: { ...(runStatus(kind, status, startedAt) as Record<string, unknown>), ...(stored !== undefined && { [kind === 'PipelineRun' ? 'pipelineSpec' : 'taskSpec']: stored }) } };
     const updated = (await custom.replaceNamespacedCustomObjectStatus({ group: 'tekton.dev', version, namespace, plural, name, body })) as KubeObject;
@@ -389,6 +377,153 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
         [unresolvable]: 'owned by active PipelineRun build-8 (running)',
       });
       assert.deepEqual(await remaining(namespace), [literal, unresolvable].sort());
+    });
+
+    /**
+     * A PipelineRun `build-1` as a rerun by name finds what its predecessor left: the requests
+     * Tekton named after `<namespace>/build-1` (its pipelineRef's and a task's), the affinity
+     * assistant named after the PipelineRun's name (its StatefulSet, labelled `build-1`, and the
+     * claim it made), a claim named after the old uid, and the git-auth Secret its annotation
+     * names (a rerun copies the annotation). Each owned by the old run, which is deleted: no
+     * garbage collector runs here, so they stay as a cluster's GC lag would leave them.
+     */
+    async function predecessorOf(namespace: string): Promise<{ rerunObject: KubeObject; own: string; task: string; claims: LeftoverSeeder }> {
+      const claims = new LeftoverSeeder(server.controlPlane.kubeConfig());
+      const base = remotePipelineRun(namespace, 'build-1', 'git', gitParams('main', 'pipeline.yaml'));
+      const rerunObject: KubeObject = { ...base, metadata: { ...base.metadata, annotations: { 'pipelinesascode.tekton.dev/git-auth-secret': 'pac-gitauth-build1' } } };
+      const old = await run(rerunObject, { state: 'succeeded', finishedAt: hoursAgo(1) }, STORED_PIPELINE);
+      const own = deterministicName('git', `${namespace}/build-1`, gitParams('main', 'pipeline.yaml'));
+      const task = deterministicName('bundles', `${namespace}/build-1`, BUNDLE_PARAMS);
+      await resolutionRequest(namespace, own, 'git', gitParams('main', 'pipeline.yaml'), old);
+      await resolutionRequest(namespace, task, 'bundles', BUNDLE_PARAMS, old);
+      await claims.affinityStatefulSet(namespace, 'affinity-assistant-5e1f00d0aa', old);
+      await claims.affinityClaim(namespace, 'affinity-assistant-5e1f00d0aa', 'build-1');
+      await claims.ownedClaim(namespace, 'pvc-0ld0ld0ld0', old);
+      await claims.pacSecret(namespace, 'pac-gitauth-build1', old);
+      // A request of another run that is gone, and nothing of its name: it goes, so the pass is seen deleting.
+      await resolutionRequest(namespace, 'git-of-a-gone-run', 'git', gitParams('main', 'other.yaml'), { kind: 'PipelineRun', name: 'build-0', uid: '0b1c2d3e-4f50-4617-8283-94a5b6c7d8e0' });
+      await custom.deleteNamespacedCustomObject({ group: 'tekton.dev', version: 'v1', namespace, plural: 'pipelineruns', name: 'build-1' });
+      return { rerunObject, own, task, claims };
+    }
+
+    const EVERY_LEFTOVER = ['--collect', 'workspace-pvcs,affinity-assistants,pac-secrets,resolution-requests'];
+
+    /** Reads the run again and writes its status: a run that moves on (stores what it resolved, finishes). */
+    async function moveOn(namespace: string, name: string, status: RunStatusSpec, stored?: unknown): Promise<void> {
+      const current = (await custom.getNamespacedCustomObject({ group: 'tekton.dev', version: 'v1', namespace, plural: 'pipelineruns', name })) as KubeObject;
+      await writeStatus(current, status, stored);
+    }
+
+    test('7: a rerun by name reads its predecessor’s requests: kept while it may read them, released once it stored its pipeline, gone when it finished', async () => {
+      const namespace = 'rr-rerun';
+      await server.seed.namespace(namespace);
+      const { rerunObject, own, task, claims } = await predecessorOf(namespace);
+      await run(rerunObject, { state: 'running' });
+
+      const first = await pass(namespace, EVERY_LEFTOVER);
+      assert.equal(first.code, 0, first.stderr);
+      const firstReport = reportOf(first);
+      assert.deepEqual(results(firstReport), {
+        [`ResolutionRequest ${own}`]: 'referenced-by-active-run kept',
+        [`ResolutionRequest ${task}`]: 'referenced-by-active-run kept',
+        'ResolutionRequest git-of-a-gone-run': 'owner-gone deleted',
+        'StatefulSet affinity-assistant-5e1f00d0aa': 'referenced-by-active-run kept',
+        'PersistentVolumeClaim pvc-0123abcd-affinity-assistant-5e1f00d0aa-0': 'referenced-by-active-run kept',
+        // Named after the old run's uid: no rerun mounts it.
+        'PersistentVolumeClaim pvc-0ld0ld0ld0': 'owner-gone terminating',
+        'Secret pac-gitauth-build1': 'referenced-by-active-run kept',
+      });
+      assert.equal(messages(firstReport)[own], 'read by active PipelineRun build-1 (running), same name as its owner');
+      assert.equal(messages(firstReport)[task], 'read by active PipelineRun build-1 (running), same name as its owner');
+      assert.deepEqual(firstReport.items.find((item) => item.name === own)?.references, [
+        { kind: 'PipelineRun', name: 'build-1', state: 'running', via: 'ownerName' },
+        { kind: 'PipelineRun', name: 'build-1', state: 'gone', via: 'ownerReference' },
+      ]);
+      assert.deepEqual(await remaining(namespace), [own, task].sort());
+
+      // explain says the same, naming the run.
+      const explained = await runCli(['explain', `resolutionrequest/${namespace}/${own}`, '--min-age', '0s', '--kubeconfig', server.controlPlane.kubeconfigPath]);
+      assert.equal(explained.code, 0, explained.stderr);
+      assert.match(explained.stdout, /PipelineRun\/build-1 running \(same name as its owner: Tekton finds the request by that name\)/);
+      assert.match(explained.stdout, /read by active PipelineRun build-1 \(running\), same name as its owner/);
+
+      // The rerun stored its pipeline: it reads its pipelineRef's request no more; its task's it still may.
+      await moveOn(namespace, 'build-1', { state: 'running' }, STORED_PIPELINE);
+      const second = await pass(namespace, EVERY_LEFTOVER);
+      assert.equal(second.code, 0, second.stderr);
+      const secondReport = reportOf(second);
+      assert.equal(results(secondReport)[`ResolutionRequest ${own}`], 'resolution-stored deleted');
+      assert.equal(messages(secondReport)[own], 'PipelineRun build-1 (running), same name as its owner, stored what it resolved in status.pipelineSpec and reads it no more');
+      assert.equal(results(secondReport)[`ResolutionRequest ${task}`], 'referenced-by-active-run kept');
+      assert.deepEqual(await remaining(namespace), [task]);
+
+      // Finished: nothing of its name is read any more.
+      const finishedAt = hoursAgo(0.5);
+      await moveOn(namespace, 'build-1', { state: 'succeeded', finishedAt }, STORED_PIPELINE);
+      const third = await pass(namespace, EVERY_LEFTOVER);
+      assert.equal(third.code, 0, third.stderr);
+      const thirdReport = reportOf(third);
+      assert.equal(results(thirdReport)[`ResolutionRequest ${task}`], 'runs-finished deleted');
+      assert.equal(messages(thirdReport)[task], `its only linked run, PipelineRun build-1 (same name as its owner), finished at ${finishedAt}`);
+      assert.equal(results(thirdReport)['StatefulSet affinity-assistant-5e1f00d0aa'], 'runs-finished deleted');
+      assert.equal(results(thirdReport)['Secret pac-gitauth-build1'], 'runs-finished deleted');
+      assert.deepEqual(await remaining(namespace), []);
+      assert.deepEqual((await claims.remaining(namespace)).statefulSets, []);
+    });
+
+    test('8: a pass beside the rerun: deleted and created again with its name after the listing, the re-check keeps its predecessor’s requests', async () => {
+      const namespace = 'rr-rerun-race';
+      await server.seed.namespace(namespace);
+      const { rerunObject, own, task } = await predecessorOf(namespace);
+      // What the listing sees: a first rerun of that name, finished. Once the listing is done it is deleted and run again.
+      const old = await run(rerunObject, { state: 'succeeded', finishedAt: hoursAgo(1) }, STORED_PIPELINE);
+      const { outcome } = await passInProcess(server.controlPlane.kubeConfig(), [...EVERY_LEFTOVER, '--namespace', namespace, '--min-age', '0s'], {
+        afterListing: async () => {
+          await custom.deleteNamespacedCustomObject({ group: 'tekton.dev', version: 'v1', namespace, plural: 'pipelineruns', name: old.name });
+          await run(rerunObject, { state: 'running' });
+        },
+      });
+      assert.equal(outcome.exitCode, 0);
+      const decided = results(outcome.report);
+      assert.equal(decided[`ResolutionRequest ${own}`], 'referenced-by-active-run kept');
+      assert.equal(decided[`ResolutionRequest ${task}`], 'referenced-by-active-run kept');
+      assert.equal(decided['StatefulSet affinity-assistant-5e1f00d0aa'], 'referenced-by-active-run kept');
+      assert.equal(decided['Secret pac-gitauth-build1'], 'referenced-by-active-run kept');
+      assert.equal(decided['ResolutionRequest git-of-a-gone-run'], 'owner-gone deleted');
+      assert.deepEqual(await remaining(namespace), [own, task].sort());
+    });
+
+    test('9: a rerun by name created during the delete phase, after the view its request was decided on: the read of its owner’s name right before the DELETE keeps it', async () => {
+      const namespace = 'rr-rerun-in-phase';
+      await server.seed.namespace(namespace);
+      const first = await storedRunAndItsRequest(namespace, 'build-a', { state: 'succeeded', finishedAt: hoursAgo(1) });
+      const second = await storedRunAndItsRequest(namespace, 'build-b', { state: 'succeeded', finishedAt: hoursAgo(1) });
+      const byName = new Map([
+        [first.name, second],
+        [second.name, first],
+      ]);
+      let rerun: string | undefined;
+      // One delete at a time, requests alone (no earlier collector's deletes make the phase read
+      // its view again): the rerun is created after the view the second request is decided on,
+      // well within the 5 s that view may serve.
+      const { outcome } = await passInProcess(server.controlPlane.kubeConfig(), ['--collect', 'resolution-requests', '--namespace', namespace, '--min-age', '0s', '--concurrency', '1'], {
+        beforeDelete: async (target, sent) => {
+          if (sent > 0) return;
+          const other = byName.get(target.name);
+          assert.ok(other !== undefined, target.name);
+          rerun = other.name;
+          await custom.deleteNamespacedCustomObject({ group: 'tekton.dev', version: 'v1', namespace, plural: 'pipelineruns', name: other.owner.name });
+          await run(remotePipelineRun(namespace, other.owner.name, 'git', gitParams('main', 'pipeline.yaml')), { state: 'running' });
+        },
+      });
+      assert.equal(outcome.exitCode, 0);
+      assert.ok(rerun !== undefined);
+      const deleted = rerun === first.name ? second.name : first.name;
+      assert.deepEqual(results(outcome.report), { [`ResolutionRequest ${deleted}`]: 'runs-finished deleted', [`ResolutionRequest ${rerun}`]: 'referenced-by-active-run kept' });
+      // The run created again is the one that owned the kept request.
+      const owner = byName.get(deleted)?.owner.name ?? '';
+      assert.equal(messages(outcome.report)[rerun], `read by active PipelineRun ${owner} (running), same name as its owner (seen when re-checking before deleting)`);
+      assert.deepEqual(await remaining(namespace), [rerun]);
     });
 
     describe('requests, as metadata only', () => {

@@ -119,6 +119,18 @@ export class Objects {
   }
 
   /**
+   * What the PVC protection controller of Kubernetes 1.37 writes (KEP-5541): the claim's `Unused`
+   * condition, through /status. This server (v1.35) runs no such controller and stores the
+   * condition as written. Returns the conditions the server then holds.
+   */
+  async setUnusedCondition(namespace: string, name: string, status: 'True' | 'False' | 'Unknown', lastTransitionTime: string): Promise<unknown> {
+    const reason = status === 'False' ? 'PodUsingPVC' : 'NoPodsUsingPVC';
+    const condition = { type: 'Unused', status, reason, lastTransitionTime };
+    const updated = await this.core.patchNamespacedPersistentVolumeClaimStatus({ name, namespace, body: [{ op: 'add', path: '/status/conditions', value: [condition] }] });
+    return updated.status?.conditions;
+  }
+
+  /**
    * The affinity assistant's claim for ordinal 0, as the StatefulSet controller makes it:
    * `<template>-<statefulset>-0`, the StatefulSet's labels (the PipelineRun's, its instance,
    * its component), no ownerReference. Returns its name.

@@ -89,6 +89,7 @@ export async function passInProcess(kubeConfig: KubeConfig, args: readonly strin
     listTargets: (apis, scope) => real.listTargets(apis, scope),
     listPods: (...args) => real.listPods(...args),
     listStatefulSets: (...args) => real.listStatefulSets(...args),
+    listClaims: (...args) => real.listClaims(...args),
     purgeClaimProtection: (...args) => real.purgeClaimProtection(...args),
     listRuns: async (...args) => {
       const runs = await real.listRuns(...args);
@@ -101,6 +102,7 @@ export async function passInProcess(kubeConfig: KubeConfig, args: readonly strin
       return namespaces;
     },
     runsChangedSince: (...args) => real.runsChangedSince(...args),
+    runsNamed: (...args) => real.runsNamed(...args),
     readTarget: (...args) => real.readTarget(...args),
     deleteTarget: async (apis, target, attempt) => {
       await hooks.beforeDelete?.(target, sent++);

@@ -34,8 +34,11 @@ export class Seeder {
     await this.core.createNamespace({ body: { metadata: { name, labels } } });
   }
 
-  /** Creates the object; for a run with `status`, then writes the status as Tekton would. */
-  async create(object: KubeObject, status?: RunStatusSpec): Promise<Created> {
+  /**
+   * Creates the object; for a run with `status`, then writes the status as Tekton would, with
+   * `stored` (what the run resolved) in status.pipelineSpec or status.taskSpec by its kind.
+   */
+  async create(object: KubeObject, status?: RunStatusSpec, stored?: unknown): Promise<Created> {
     const version = object.apiVersion.split('/')[1] ?? '';
     const plural = pluralOf(object.kind);
     const { namespace } = object.metadata;
@@ -44,7 +47,8 @@ export class Seeder {
       return identity(created);
     }
     const kind = object.kind === 'PipelineRun' ? 'PipelineRun' : 'TaskRun';
-    const withStatus = { ...created, status: runStatus(kind, status, startTimeFor(status)) };
+    const written = runStatus(kind, status, startTimeFor(status)) as Record<string, unknown>;
+    const withStatus = { ...created, status: { ...written, ...(stored !== undefined && { [kind === 'PipelineRun' ? 'pipelineSpec' : 'taskSpec']: stored }) } };
     const updated = (await this.custom.replaceNamespacedCustomObjectStatus({
       group: GROUP,
       version,

@@ -38,6 +38,7 @@ describe('parseConfig: defaults', () => {
       minAgeMs: HOUR,
       labelPrefix: 'tekton-resource-gc.io',
       maxDeletions: 1000,
+      maxConsecutiveFailures: 5,
       qps: 20,
       concurrency: 4,
       pageSize: 500,
@@ -157,6 +158,9 @@ const VALID: ValidRow[] = [
   { flag: 'max-deletions', argv: ['--max-deletions', '0'], expect: { maxDeletions: 0 } },
   // A large cleanup, from the variable.
   { flag: 'max-deletions', argv: [], env: { TRGC_MAX_DELETIONS: '25000' }, expect: { maxDeletions: 25000 } },
+  // Zero: the breaker never stops the deletes.
+  { flag: 'max-consecutive-failures', argv: ['--max-consecutive-failures', '0'], expect: { maxConsecutiveFailures: 0 } },
+  { flag: 'max-consecutive-failures', argv: [], env: { TRGC_MAX_CONSECUTIVE_FAILURES: '20' }, expect: { maxConsecutiveFailures: 20 } },
   // Fractions below one per second.
   { flag: 'qps', argv: ['--qps', '0.5'], expect: { qps: 0.5 } },
   // A whole number, from the variable.
@@ -491,6 +495,7 @@ const INVALID: InvalidRow[] = [
   { flag: 'max-deletions', argv: ['--max-deletions', '-1'], message: '--max-deletions "-1": expected a whole number of 0 or more, such as 1000' },
   // Exponents are not whole numbers as written here.
   { flag: 'max-deletions', argv: [], env: { TRGC_MAX_DELETIONS: '1e3' }, message: 'TRGC_MAX_DELETIONS "1e3": expected a whole number of 0 or more, such as 1000' },
+  { flag: 'max-consecutive-failures', argv: ['--max-consecutive-failures', '2.5'], message: '--max-consecutive-failures "2.5": expected a whole number of 0 or more, such as 5' },
   // Zero would never delete and never finish.
   { flag: 'qps', argv: ['--qps', '0'], message: '--qps "0": expected a number greater than 0, such as 20 or 2.5' },
   // Not a number.

@@ -964,6 +964,49 @@ const leftoverRows: readonly LeftoverRow[] = [
     ],
   },
   {
+    row: 'rule 7: no Pod listed uses it, but its Unused condition is False (KEP-5541): kept, the condition named',
+    target: claim('pvc-1', owner, { leftover: { marker: 'owned', inUseCondition: { reason: 'PodUsingPVC', since: '2026-11-29T10:00:00Z' } } }),
+    runs: [owner],
+    pods: [pod('done', { phase: 'Succeeded', claims: ['pvc-1'] })],
+    action: 'keep',
+    reason: 'in-use-by-pod',
+    message: 'in use by a Pod, by its Unused=False condition (PodUsingPVC) since 2026-11-29T10:00:00Z',
+  },
+  {
+    row: 'rule 7: an Unused=False condition with no reason and no time says only what it says',
+    target: claim('pvc-1', goneOwner, { leftover: { marker: 'owned', inUseCondition: {} } }),
+    action: 'keep',
+    reason: 'in-use-by-pod',
+    message: 'in use by a Pod, by its Unused=False condition',
+  },
+  {
+    row: 'rule 7: a Pod and the condition: the Pod is named first, then the condition',
+    target: claim('pvc-1', owner, { leftover: { marker: 'owned', inUseCondition: { reason: 'PodUsingPVC', since: '2026-11-29T10:00:00Z' } } }),
+    runs: [owner],
+    pods: [pod('user', { phase: 'Pending', claims: ['pvc-1'] })],
+    action: 'keep',
+    reason: 'in-use-by-pod',
+    message: 'in use by Pod user (Pending), and by its Unused=False condition (PodUsingPVC) since 2026-11-29T10:00:00Z',
+    heldBy: [{ kind: 'Pod', name: 'user', phase: 'Pending' }],
+  },
+  {
+    row: 'rule 6 before 7: an active owner and the condition',
+    target: claim('pvc-1', activeLrun('pr-1'), { leftover: { marker: 'owned', inUseCondition: { reason: 'PodUsingPVC' } } }),
+    runs: [activeLrun('pr-1')],
+    action: 'keep',
+    reason: 'referenced-by-active-run',
+    message: 'owned by active PipelineRun pr-1 (running)',
+  },
+  {
+    row: 'rule 7 before 8: the condition and a StatefulSet',
+    target: claim('pvc-1', goneOwner, { leftover: { marker: 'owned', inUseCondition: { reason: 'PodUsingPVC' } } }),
+    statefulSets: [statefulSet('db', ['pvc-1'])],
+    action: 'keep',
+    reason: 'in-use-by-pod',
+    message: 'in use by a Pod, by its Unused=False condition (PodUsingPVC)',
+    heldBy: [{ kind: 'StatefulSet', name: 'db' }],
+  },
+  {
     row: 'rule 7: Succeeded and Failed Pods do not hold it (scenario 7)',
     target: claim('pvc-1', owner),
     runs: [owner],
@@ -1431,6 +1474,25 @@ describe('scenarios from raw objects', () => {
     // The PipelineResources' decisions are those of a pass without leftovers.
     const plain = decide({ targets: [target('git-1'), target('git-2')], runs: [toRunRecord(runObject({ workspaces: 'oops', resources: [{ name: 'src', resourceRef: { name: 'git-1' } }] }, { status: succeededStatus('True', 'Succeeded', DAY_AGO), metadata: { name: 'odd', uid: 'uid-odd' } }), 'PipelineRun')], namespaces: new Map() }, policy, NOW);
     assert.deepEqual(decisions.filter((d) => d.target.kind === 'PipelineResource'), plain);
+  });
+
+  it("a claim's Unused condition: False keeps it whatever the Pod list says; True, Unknown or none leave it to the Pod list", () => {
+    const condition = (status: string | undefined): unknown => (status === undefined ? {} : { conditions: [{ type: 'Unused', status, reason: status === 'False' ? 'PodUsingPVC' : 'NoPodsUsingPVC', lastTransitionTime: DAY_AGO }] });
+    const owned = lrun('pr-1');
+    const cases: [string | undefined, PodRecord[], Reason][] = [
+      ['False', [], 'in-use-by-pod'],
+      ['True', [], 'runs-finished'],
+      ['Unknown', [], 'runs-finished'],
+      [undefined, [], 'runs-finished'],
+      ['True', [pod('late', { claims: ['pvc-1'] })], 'in-use-by-pod'],
+      [undefined, [pod('late', { claims: ['pvc-1'] })], 'in-use-by-pod'],
+    ];
+    for (const [status, pods, reason] of cases) {
+      const claimRecord = toClaimTarget(ownedClaimObject('pvc-1', ownerReference('PipelineRun', 'pr-1'), { status: condition(status) as Record<string, unknown> }));
+      assert.ok(claimRecord !== null);
+      const [decision] = decide({ targets: [claimRecord], runs: [owned], namespaces: new Map(), pods, statefulSets: [] }, policy, NOW);
+      assert.equal(decision?.reason, reason, `Unused=${status ?? '(none)'} with ${pods.length} Pods`);
+    }
   });
 
   it('scenario 9: a claim a finished run binds by name is not reported when unmarked', () => {

@@ -18,6 +18,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Breaker, describeFailureKind } from '../../src/breaker.js';
 import { capBreaches, countedCandidates } from '../../src/caps.js';
 import { decide } from '../../src/core/decide.js';
 import type { ClusterView, Decision, PodRecord, RunRecord, StatefulSetRecord, TargetRecord } from '../../src/core/types.js';
@@ -27,7 +28,7 @@ import type { Remaining } from '../../src/kube/api.js';
 import type { ServedApis, TargetDeleteOutcome } from '../../src/kube/cluster.js';
 import { KubeError } from '../../src/kube/errors.js';
 import type { Result } from '../../src/report/model.js';
-import { affinityClaim, affinityStatefulSet, claim, lrun, pacSecret, pod, statefulSet } from '../fixtures/unit/leftovers.js';
+import { activeLrun, affinityClaim, affinityStatefulSet, claim, leftover, lrun, pacSecret, pod, statefulSet } from '../fixtures/unit/leftovers.js';
 import { NOW, POLICY, activeRun, run, target } from '../fixtures/unit/records.js';
 
 const POLICY_NOW = { ...POLICY, minAgeMs: 0 };
@@ -97,6 +98,8 @@ class TimedCluster {
   readonly refreshes: { start: number; end: number }[] = [];
   readonly deletes: { name: string; at: number; attempt: number }[] = [];
   readonly faults = new Map<string, DeleteFault[]>();
+  /** Targets whose DELETE the server answers 409 (`changed`: changed since listed, its preconditions fail) or 404 (`gone`: deleted by someone else since). */
+  readonly answers = new Map<string, 'changed' | 'gone'>();
   refreshMs = 40;
   deleteMs = 13;
   /** Each refresh, the first (the re-check before the phase) included, takes its entry here, else refreshMs. */
@@ -141,11 +144,15 @@ class TimedCluster {
         this.targets.delete(record.uid);
         throw fault.error;
       }
+      const answer = this.answers.get(record.name);
+      if (answer !== undefined) return { outcome: answer };
       return { outcome: this.targets.delete(record.uid) ? 'deleted' : 'gone' };
     },
-    // PipelineResources alone: no Pod or StatefulSet is read, no finalizer removed.
+    // PipelineResources alone: no Pod or StatefulSet is read, no run by name, no finalizer removed.
+    runsNamed: () => Promise.reject(new Error('no collector on reads runs by name')),
     listPods: () => Promise.reject(new Error('no collector on reads Pods')),
     listStatefulSets: () => Promise.reject(new Error('no collector on reads StatefulSets')),
+    listClaims: () => Promise.reject(new Error('no claim is collected')),
     purgeClaimProtection: () => Promise.reject(new Error('no claim is collected')),
   };
 
@@ -190,7 +197,7 @@ function setup(targetCount: number, runs: readonly RunRecord[] = []): Setup {
         scope: SCOPE,
         view: checked,
         decisions: redecide(POLICY_NOW, checked.view, decisions, new Date(time.now)),
-        limits: { qps: 50, concurrency: 2, maxAttempts: 6, ...limits },
+        limits: { qps: 50, concurrency: 2, maxAttempts: 6, maxConsecutiveFailures: 5, ...limits },
       }),
     );
   };
@@ -397,6 +404,156 @@ describe('delete phase: a refused delete is tried again on a fresh view', () => 
   });
 });
 
+describe('the breaker (breaker.ts): failures of one kind in a row', () => {
+  const forbidden = (): KubeError => new KubeError(403, DELETE, 'no', { reason: 'Forbidden' });
+  const events = { forbidden, internal: () => new KubeError(500, DELETE, 'webhook down', { reason: 'InternalError' }), plain: () => new Error('an answer of an unexpected shape') };
+  type Event = keyof typeof events | 'ok';
+  const cases: { why: string; limit: number; events: Event[]; tripped: { status: number; reason: string; failures: number } | undefined }[] = [
+    // The issue's case: an RBAC change refuses every delete.
+    { why: 'five 403s trip a limit of 5', limit: 5, events: Array<Event>(5).fill('forbidden'), tripped: { status: 403, reason: 'Forbidden', failures: 5 } },
+    { why: 'four do not', limit: 5, events: Array<Event>(4).fill('forbidden'), tripped: undefined },
+    // A success between them: the deletes are not all refused.
+    { why: 'a success starts the count again', limit: 5, events: ['forbidden', 'forbidden', 'forbidden', 'forbidden', 'ok', 'forbidden', 'forbidden', 'forbidden', 'forbidden'], tripped: undefined },
+    // Another status or reason is another failure: the count starts again at 1, with it.
+    { why: 'another kind of failure starts a new count', limit: 5, events: ['forbidden', 'forbidden', 'forbidden', 'forbidden', 'internal', 'forbidden', 'forbidden', 'forbidden', 'forbidden'], tripped: undefined },
+    { why: 'the new kind trips when it comes often enough', limit: 3, events: ['forbidden', 'forbidden', 'internal', 'internal', 'internal'], tripped: { status: 500, reason: 'InternalError', failures: 3 } },
+    // An error that is not the server's counts as status 0, no reason: its own kind.
+    { why: 'errors not from the server count as one kind', limit: 2, events: ['plain', 'plain'], tripped: { status: 0, reason: '', failures: 2 } },
+    { why: 'a limit of 0 never trips', limit: 0, events: Array<Event>(100).fill('forbidden'), tripped: undefined },
+    { why: 'a limit of 1 trips on the first failure', limit: 1, events: ['forbidden'], tripped: { status: 403, reason: 'Forbidden', failures: 1 } },
+  ];
+  for (const row of cases) {
+    it(row.why, () => {
+      const breaker = new Breaker(row.limit);
+      for (const event of row.events) {
+        if (event === 'ok') breaker.succeeded();
+        else breaker.failed(events[event](), event);
+      }
+      const tripped = breaker.tripped;
+      assert.deepEqual(tripped === undefined ? undefined : { status: tripped.status, reason: tripped.reason, failures: tripped.failures }, row.tripped);
+    });
+  }
+
+  it('stays tripped with the failure that tripped it, whatever comes after', () => {
+    const breaker = new Breaker(2);
+    breaker.failed(forbidden(), 'first');
+    breaker.failed(forbidden(), 'second');
+    breaker.succeeded();
+    breaker.failed(events.internal(), 'third');
+    assert.deepEqual(breaker.tripped, { status: 403, reason: 'Forbidden', failures: 2, last: 'second' });
+  });
+
+  it('says a failure as an operator reads it', () => {
+    assert.deepEqual(
+      [{ status: 403, reason: 'Forbidden' }, { status: 500, reason: '' }, { status: 0, reason: '' }, { status: 0, reason: 'CertificateRejected' }].map(describeFailureKind),
+      ['403 Forbidden', 'HTTP 500', 'no answer', 'CertificateRejected'],
+    );
+  });
+});
+
+describe('delete phase: the breaker stops it', () => {
+  const forbidden = (): KubeError => new KubeError(403, DELETE, 'no', { reason: 'Forbidden' });
+  const names = (count: number): string[] => Array.from({ length: count }, (_, index) => `t${String(index).padStart(3, '0')}`);
+
+  /** `name result` of every candidate, in order. */
+  function results(outcome: Awaited<ReturnType<typeof deleteCandidates>>, count: number): string[] {
+    return names(count).map((name) => `${name} ${resultOf(outcome, name) ?? '-'}`);
+  }
+
+  it('12 candidates, every DELETE refused 403, one at a time: 5 are sent and fail, the other 7 are skipped, and the phase says why', async () => {
+    const { cluster, phase, logs } = setup(12);
+    for (const name of names(12)) cluster.faults.set(name, [forbidden()]);
+    const outcome = await phase({ concurrency: 1 });
+    assert.deepEqual(cluster.deletes.map((entry) => entry.name), names(5));
+    assert.deepEqual(results(outcome, 12), [...names(5).map((name) => `${name} failed`), ...names(12).slice(5).map((name) => `${name} skipped`)]);
+    assert.match(decisionOf(outcome, 't004').message, /; delete failed: forbidden: this identity may not delete pipelineresources\.tekton\.dev in namespace "ci"; grant "delete" on "pipelineresources\.tekton\.dev" \(no\)$/);
+    assert.match(decisionOf(outcome, 't005').message, /^no run links it; skipped: the breaker stopped the delete phase after 5 deletes in a row failed with 403 Forbidden \(--max-consecutive-failures 5\)$/);
+    assert.deepEqual(outcome.breaker, { status: 403, reason: 'Forbidden', failures: 5, skipped: 7 });
+    assert.deepEqual(outcome.errors, [
+      'the breaker stopped the delete phase: 5 deletes in a row failed with 403 Forbidden (--max-consecutive-failures 5), so 7 candidates were skipped; the last: forbidden: this identity may not delete pipelineresources.tekton.dev in namespace "ci"; grant "delete" on "pipelineresources.tekton.dev" (no)',
+    ]);
+    assert.deepEqual(logs.filter((line) => line.startsWith('error: ')), [...Array<string>(5).fill('error: delete failed'), 'error: the breaker stopped the delete phase']);
+    assert.equal(cluster.targets.size, 12);
+  });
+
+  it('at --concurrency 4 the deletes already started settle as they come, and no new one starts after the fifth failure', async () => {
+    const { cluster, phase } = setup(12);
+    for (const name of names(12)) cluster.faults.set(name, [forbidden()]);
+    const outcome = await phase({ concurrency: 4, qps: 1000 });
+    const sent = cluster.deletes.length;
+    assert.ok(sent >= 5 && sent <= 8, `${sent} DELETEs`);
+    assert.deepEqual(results(outcome, 12), [...names(sent).map((name) => `${name} failed`), ...names(12).slice(sent).map((name) => `${name} skipped`)]);
+    assert.deepEqual(outcome.breaker, { status: 403, reason: 'Forbidden', failures: 5, skipped: 12 - sent });
+  });
+
+  it('gone (404) and changed (409) neither count nor start the count again: 5 refusals around them still stop the phase', async () => {
+    const { cluster, phase } = setup(10);
+    for (const name of ['t000', 't001', 't004', 't005', 't006']) cluster.faults.set(name, [forbidden()]);
+    cluster.answers.set('t002', 'gone');
+    cluster.answers.set('t003', 'changed');
+    const outcome = await phase({ concurrency: 1 });
+    assert.deepEqual(results(outcome, 10), ['t000 failed', 't001 failed', 't002 gone', 't003 changed', 't004 failed', 't005 failed', 't006 failed', 't007 skipped', 't008 skipped', 't009 skipped']);
+    assert.equal(outcome.breaker?.skipped, 3);
+  });
+
+  it('a delete that succeeds starts the count again: 4 refusals between successes never stop it', async () => {
+    const { cluster, phase } = setup(12);
+    for (const name of names(12).filter((_, index) => index % 5 !== 4)) cluster.faults.set(name, [forbidden()]);
+    const outcome = await phase({ concurrency: 1 });
+    assert.equal(cluster.deletes.length, 12);
+    assert.deepEqual([...outcome.results.values()].filter((result) => result === 'deleted').length, 2);
+    assert.equal(outcome.breaker, undefined);
+    assert.deepEqual(outcome.errors, []);
+  });
+
+  it('refusals of different kinds in turn never stop it', async () => {
+    const { cluster, phase } = setup(10);
+    for (const [index, name] of names(10).entries()) cluster.faults.set(name, [index % 2 === 0 ? forbidden() : new KubeError(400, DELETE, 'denied by a webhook', { reason: 'BadRequest' })]);
+    const outcome = await phase({ concurrency: 1 });
+    assert.equal(cluster.deletes.length, 10);
+    assert.equal(outcome.breaker, undefined);
+  });
+
+  it('--max-consecutive-failures 0: every candidate is tried', async () => {
+    const { cluster, phase } = setup(12);
+    for (const name of names(12)) cluster.faults.set(name, [forbidden()]);
+    const outcome = await phase({ maxConsecutiveFailures: 0 });
+    assert.equal(cluster.deletes.length, 12);
+    assert.equal(outcome.breaker, undefined);
+    assert.deepEqual(outcome.errors, []);
+  });
+
+  it('tripped by the last candidate: nothing is left to skip, so nothing is said about the breaker', async () => {
+    const { cluster, phase } = setup(5);
+    for (const name of names(5)) cluster.faults.set(name, [forbidden()]);
+    const outcome = await phase({ concurrency: 1 });
+    assert.deepEqual(results(outcome, 5), names(5).map((name) => `${name} failed`));
+    assert.equal(outcome.breaker, undefined);
+    assert.deepEqual(outcome.errors, []);
+  });
+
+  it('a candidate waiting to be tried again after a 429 is skipped, its refusal said', async () => {
+    const { cluster, phase } = setup(7);
+    cluster.faults.set('t000', [new KubeError(429, DELETE, 'throttled', { retryAfterMs: 2_000 })]);
+    for (const name of names(7).slice(1, 6)) cluster.faults.set(name, [forbidden()]);
+    const outcome = await phase({ concurrency: 1 });
+    assert.deepEqual(results(outcome, 7), ['t000 skipped', 't001 failed', 't002 failed', 't003 failed', 't004 failed', 't005 failed', 't006 skipped']);
+    assert.match(decisionOf(outcome, 't000').message, /; delete refused 1 time \(last: .*HTTP 429: throttled\) and not tried again; skipped: the breaker stopped the delete phase after 5 deletes in a row failed with 403 Forbidden/);
+  });
+
+  it('a candidate a fresh decision keeps is kept, not skipped', async () => {
+    const { time, cluster, phase } = setup(8);
+    for (const name of names(8)) cluster.faults.set(name, [forbidden()]);
+    // Created during the phase, seen on the next re-check: it saves t007.
+    const during = time.sleep(10).then(() => cluster.startRun('arrived', ['t007']));
+    const outcome = await phase({ concurrency: 1, qps: 0.5 });
+    await during;
+    assert.deepEqual(results(outcome, 8).slice(5), ['t005 skipped', 't006 skipped', 't007 -']);
+    assert.equal(decisionOf(outcome, 't007').action, 'keep');
+    assert.equal(outcome.breaker?.skipped, 2);
+  });
+});
+
 describe('redecide', () => {
   const view = (runs: readonly RunRecord[]): ClusterView => ({ targets: [target('a'), target('b')], runs, namespaces: new Map() });
   const first = decide(view([run('old', ['a'])]), POLICY_NOW, NOW);
@@ -450,6 +607,7 @@ const LEFTOVER_APIS: ServedApis = {
     'affinity-assistants': { group: 'apps', version: 'v1', plural: 'statefulsets' },
     'pac-secrets': { group: '', version: 'v1', plural: 'secrets' },
     'workspace-pvcs': { group: '', version: 'v1', plural: 'persistentvolumeclaims' },
+    'resolution-requests': { group: 'resolution.tekton.dev', version: 'v1beta1', plural: 'resolutionrequests' },
   },
   runs: {
     PipelineRun: { resource: { group: 'tekton.dev', version: 'v1', plural: 'pipelineruns' } },
@@ -469,6 +627,12 @@ class RecordingCluster {
   /** Per target name: what its DELETE answers (default: deleted), or a refusal. */
   readonly onDelete = new Map<string, TargetDeleteOutcome | KubeError>();
   readonly onPurge = new Map<string, TargetDeleteOutcome>();
+  /** The claims as a re-check lists them again: none unless a test sets them. */
+  claims: TargetRecord[] = [];
+  /** Runs created since the listing: a re-check reads them as changed, a read by name finds them. */
+  created: RunRecord[] = [];
+  /** Set: a read of runs by name fails with it. */
+  runsNamedFails: KubeError | undefined;
 
   constructor(
     public pods: PodRecord[],
@@ -478,7 +642,13 @@ class RecordingCluster {
   readonly api: DeletePhaseDeps['cluster'] = {
     runsChangedSince: () => {
       this.requests.push('list runs');
-      return Promise.resolve({ changed: [], goneUids: new Set<string>() });
+      return Promise.resolve({ changed: [...this.created], goneUids: new Set<string>() });
+    },
+    runsNamed: (_apis, namespace, name) => {
+      this.requests.push(`get runs named ${name}`);
+      if (this.runsNamedFails !== undefined) return Promise.reject(this.runsNamedFails);
+      const known = [PR, ...this.created].filter((run) => run.namespace === namespace && run.name === name);
+      return Promise.resolve(known.map((run) => ({ namespace: run.namespace, name: run.name, uid: run.uid, resourceVersion: run.resourceVersion })));
     },
     readNamespaces: () => Promise.resolve(new Map()),
     listPods: (_apis, _scope, namespaces) => {
@@ -488,6 +658,10 @@ class RecordingCluster {
     listStatefulSets: (_apis, _scope, namespaces) => {
       this.requests.push(`list statefulsets ${namespaces.join(',')}`);
       return Promise.resolve(this.statefulSets.filter((sts) => namespaces.includes(sts.namespace)));
+    },
+    listClaims: (_apis, _scope, namespaces) => {
+      this.requests.push(`list claims ${namespaces.join(',')}`);
+      return Promise.resolve(this.claims.filter((listed) => namespaces.includes(listed.namespace)));
     },
     readTarget: () => Promise.resolve(null),
     deleteTarget: (_apis, record) => {
@@ -521,7 +695,7 @@ async function pass(
   const outcome = await deleteCandidates(
     { cluster: cluster.api, now: () => NOW, log, signal: new AbortController().signal, sleep: () => Promise.resolve() },
     LEFTOVER_APIS,
-    { policy: POLICY_NOW, scope: SCOPE, view: { view, readAt: NOW.getTime(), readMs: 1 }, decisions, limits: { qps: 1000, concurrency: 4, maxAttempts: 1 }, pvcFinalizer },
+    { policy: POLICY_NOW, scope: SCOPE, view: { view, readAt: NOW.getTime(), readMs: 1 }, decisions, limits: { qps: 1000, concurrency: 4, maxAttempts: 1, maxConsecutiveFailures: 5 }, pvcFinalizer },
   );
   const byName = (name: string): { result: Result | undefined; decision: Decision | undefined } => {
     const decision = outcome.decisions.find((one) => one.target.name === name);
@@ -534,6 +708,42 @@ describe('delete phase: collector by collector, holders re-read, claims left Ter
   const sts = affinityStatefulSet('affinity-assistant-0123456789', PR);
   const stsClaim = affinityClaim('pvc-0123abcd-affinity-assistant-0123456789-0', 'pr-1');
   const holding = statefulSet('affinity-assistant-0123456789', ['pvc-0123abcd-affinity-assistant-0123456789-0'], { uid: sts.uid });
+
+  /**
+   * A rerun by name (a PipelineRun deleted and created again with its name) reads its
+   * predecessor's ResolutionRequest: Tekton finds a request by a name made of the run's name
+   * and its params. One created after the view was read is found by a read of the runs of the
+   * owner's name right before the request's DELETE, and the request is decided on again.
+   */
+  const request = (name: string): TargetRecord => leftover('ResolutionRequest', name, { ownerReferences: [{ kind: 'PipelineRun', name: PR.name, uid: PR.uid, controller: true }] });
+
+  it("keeps a ResolutionRequest a rerun by name created since the view was read reads: its runs by name are read right before the DELETE, then the view again", async () => {
+    const cluster = new RecordingCluster([], []);
+    cluster.created = [activeLrun(PR.name, { uid: 'uid-pr-1-rerun', resourceVersion: '77' })];
+    // The request alone: no earlier collector's deletes expire the view, so only the read by name can see the rerun.
+    const { byName } = await pass([request('cluster-0a1b')], cluster);
+    // Kept by a fresh decision: no result of the delete phase, the decision says why.
+    assert.equal(byName('cluster-0a1b').result, undefined);
+    assert.equal(byName('cluster-0a1b').decision?.action, 'keep');
+    assert.equal(byName('cluster-0a1b').decision?.message, `read by active PipelineRun ${PR.name} (running), same name as its owner (seen when re-checking before deleting)`);
+    assert.deepEqual(cluster.requests, [`get runs named ${PR.name}`, 'list runs']);
+  });
+
+  it('deletes a ResolutionRequest when the only run of its owner’s name is the one the view holds, after reading it by name', async () => {
+    const cluster = new RecordingCluster([], []);
+    const { byName } = await pass([request('cluster-0a1b')], cluster);
+    assert.equal(byName('cluster-0a1b').result, 'deleted');
+    assert.deepEqual(cluster.requests, [`get runs named ${PR.name}`, 'delete ResolutionRequest cluster-0a1b']);
+  });
+
+  it('does not delete a ResolutionRequest when its runs by name cannot be read, and says why', async () => {
+    const cluster = new RecordingCluster([], []);
+    cluster.runsNamedFails = new KubeError(403, { verb: 'get', resource: 'pipelineruns.tekton.dev', namespace: 'ci' }, 'forbidden');
+    const { byName } = await pass([request('cluster-0a1b')], cluster);
+    assert.equal(byName('cluster-0a1b').result, 'failed');
+    assert.match(byName('cluster-0a1b').decision?.message ?? '', /; not deleted: reading the runs of its owner's name before deleting failed: .*forbidden/);
+    assert.ok(!cluster.requests.some((entry) => entry.startsWith('delete')), cluster.requests.join('; '));
+  });
 
   it('deletes collector by collector (StatefulSets, Secrets, claims) and re-reads Pods and StatefulSets before the claims', async () => {
     const cluster = new RecordingCluster([], [holding]);
@@ -551,6 +761,24 @@ describe('delete phase: collector by collector, holders re-read, claims left Ter
     const relisted = cluster.requests.slice(lastStsDelete, firstClaimDelete);
     assert.ok(relisted.includes('list statefulsets ci') && relisted.includes('list pods ci'), relisted.join('; '));
     for (const name of ['affinity-assistant-0123456789', 'pac-gitauth-abcdef', 'ws-pvc']) assert.equal(byName(name).result, 'deleted', name);
+  });
+
+  it("keeps a claim whose Unused condition turned False since the listing: the re-check lists the candidates' claims again; the others' DELETE carries the listed resourceVersion", async () => {
+    const cluster = new RecordingCluster([], []);
+    const [turned, free] = [claim('pvc-turned', PR), claim('pvc-free', PR)];
+    cluster.claims = [
+      { ...turned, resourceVersion: '99', leftover: { marker: 'owned', inUseCondition: { reason: 'PodUsingPVC', since: '2026-11-29T11:00:00Z' } } },
+      { ...free, resourceVersion: '98', leftover: { marker: 'owned' } },
+    ];
+    // A Secret first: the claims are re-checked on a view read after it settled.
+    const { byName } = await pass([pacSecret('pac-gitauth-abcdef', PR), turned, free], cluster);
+    assert.ok(cluster.requests.indexOf('list claims ci') < cluster.requests.indexOf('delete PersistentVolumeClaim pvc-free'), cluster.requests.join('; '));
+    assert.equal(cluster.requests.includes('delete PersistentVolumeClaim pvc-turned'), false);
+    assert.equal(byName('pvc-turned').result, undefined);
+    assert.equal(byName('pvc-turned').decision?.reason, 'in-use-by-pod');
+    assert.equal(byName('pvc-turned').decision?.message, 'in use by a Pod, by its Unused=False condition (PodUsingPVC) since 2026-11-29T11:00:00Z (seen when re-checking before deleting)');
+    assert.equal(byName('pvc-free').result, 'deleted');
+    assert.equal(byName('pvc-free').decision?.target.resourceVersion, free.resourceVersion);
   });
 
   it('keeps a claim whose StatefulSet was decided for deletion but stays (its delete failed): it still holds the claim', async () => {

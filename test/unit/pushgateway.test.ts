@@ -12,8 +12,8 @@ import { logDestination } from '../../src/log.js';
 import { DELETION_RESULTS, PUSH_PLANS, passKind, passMetrics, pushUrl, type PassFacts } from '../../src/metrics.js';
 import { pushPassMetrics } from '../../src/passmetrics.js';
 import { KIND_LABEL, PUSH_JOB, SAMPLE_LABELS, groupingPath, parseGroupingLabel, type GroupingLabel } from '../../src/pushgateway.js';
-import { buildReport } from '../../src/report/build.js';
-import type { Report } from '../../src/report/model.js';
+import { buildReport, type PassRecord } from '../../src/report/build.js';
+import type { Report, Result } from '../../src/report/model.js';
 import { LEFTOVERS_LIVE } from '../fixtures/unit/leftoverreport.js';
 import { target } from '../fixtures/unit/records.js';
 import { startGroupStore, valueOf } from '../support/pushgateway.js';
@@ -83,27 +83,35 @@ function decision(name: string, action: Decision['action'], reason: Decision['re
   return { target: target(name, { uid: `uid-${name}` }), action, reason, message: '', references: [], warnings: [] };
 }
 
-/** A pass that listed 3 targets and 7 runs, deleted one and failed one. */
-function facts(exitCode: number, errors: string[] = []): PassFacts {
+/** The facts of a live pass of PipelineResources that listed 7 runs and made `decisions`, each with its result by name. */
+function livePass(exitCode: number, decisions: readonly Decision[], results: Record<string, Result>, more: Pick<PassRecord, 'errors' | 'breaker'> = {}): PassFacts {
   const report = buildReport({
     dryRun: false,
     startedAt: new Date('2026-11-29T12:00:00.000Z'),
     finishedAt: new Date('2026-11-29T12:00:02.500Z'),
     scope: { namespaces: [], excludeNamespaces: [], selector: '' },
     runs: 7,
-    decisions: [decision('a', 'delete', 'runs-finished'), decision('b', 'delete', 'unreferenced'), decision('c', 'keep', 'too-young')],
-    results: new Map([
-      ['uid-a', 'deleted'],
-      ['uid-b', 'failed'],
-    ]),
-    errors,
+    decisions,
+    results: new Map(Object.entries(results).map(([name, result]) => [`uid-${name}`, result])),
+    ...more,
   });
   return { report, collect: ['pipelineresources'], exitCode, dryRun: false, startedAt: new Date(report.startedAt), finishedAt: new Date(report.finishedAt) };
+}
+
+/** A pass that listed 3 targets and 7 runs, deleted one and failed one. */
+function facts(exitCode: number, errors: string[] = []): PassFacts {
+  return livePass(exitCode, [decision('a', 'delete', 'runs-finished'), decision('b', 'delete', 'unreferenced'), decision('c', 'keep', 'too-young')], { a: 'deleted', b: 'failed' }, { errors });
 }
 
 async function pushedNames(pass: PassFacts): Promise<string[]> {
   const text = await passMetrics(pass).metrics();
   return [...new Set(text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => line.replace(/[{ ].*$/, '').replace(/^tekton_resource_gc_/, '')))].sort();
+}
+
+/** Every sample pushed, `name{labels}` -> value. */
+async function samples(pass: PassFacts): Promise<Map<string, number>> {
+  const text = await passMetrics(pass).metrics();
+  return new Map(text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => [line.slice(0, line.lastIndexOf(' ')), Number(line.slice(line.lastIndexOf(' ') + 1))]));
 }
 
 const ALWAYS = ['errors', 'exit_code', 'last_pass_timestamp_seconds', 'pass_duration_seconds'];
@@ -139,6 +147,22 @@ describe('what a pass pushes, by its exit status', () => {
     assert.doesNotMatch(text, /^tekton_resource_gc_targets[ {]/m);
   });
 
+  it('a pass the breaker stopped: exit 3, POST, its skipped candidates in deletions{result="skipped"}, its error counted', async () => {
+    const decisions = ['a', 'b', 'c', 'd'].map((name) => decision(name, 'delete', 'unreferenced'));
+    const stopped = livePass(3, decisions, { a: 'failed', b: 'failed', c: 'skipped', d: 'skipped' }, {
+      breaker: { status: 403, reason: 'Forbidden', failures: 2, skipped: 2 },
+      errors: ['the breaker stopped the delete phase: 2 deletes in a row failed with 403 Forbidden'],
+    });
+    assert.equal(PUSH_PLANS[passKind(stopped.exitCode)].method, 'POST');
+    const pushed = await samples(stopped);
+    assert.equal(pushed.get('tekton_resource_gc_deletions{kind="PipelineResource",result="skipped"}'), 2);
+    assert.equal(pushed.get('tekton_resource_gc_deletions{kind="PipelineResource",result="failed"}'), 2);
+    assert.equal(pushed.get('tekton_resource_gc_deletions{kind="PipelineResource",result="aborted"}'), 0);
+    assert.equal(pushed.get('tekton_resource_gc_errors'), 1);
+    assert.equal(pushed.get('tekton_resource_gc_exit_code'), 3);
+    assert.equal(pushed.has('tekton_resource_gc_last_success_timestamp_seconds'), false);
+  });
+
   it('pushed samples carry no label a grouping may set: the gateway would overwrite it', async () => {
     const text = await passMetrics(facts(0)).metrics();
     const names = new Set([...text.matchAll(/[{,]([a-zA-Z_]+)="/g)].map((match) => match[1]));
@@ -156,11 +180,6 @@ describe('metrics of a pass with leftover collectors', () => {
     startedAt: new Date(report.startedAt),
     finishedAt: new Date(report.finishedAt),
   });
-  async function samples(pass: PassFacts): Promise<Map<string, number>> {
-    const text = await passMetrics(pass).metrics();
-    return new Map(text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => [line.slice(0, line.lastIndexOf(' ')), Number(line.slice(line.lastIndexOf(' ') + 1))]));
-  }
-
   it('count targets, decisions and deletions by kind, and push the bytes of claims', async () => {
     const pushed = await samples(factsOf(live));
     assert.equal(pushed.get('tekton_resource_gc_targets{kind="PersistentVolumeClaim"}'), 4);
@@ -213,7 +232,7 @@ describe('metrics of a pass with leftover collectors', () => {
     assert.equal(keys.filter((key) => key.startsWith('tekton_resource_gc_decisions{')).length, 10);
     assert.deepEqual(
       keys.filter((key) => key.startsWith('tekton_resource_gc_deletions{')),
-      ['would-delete', 'deleted', 'terminating', 'gone', 'changed', 'failed', 'aborted'].map((result) => `tekton_resource_gc_deletions{kind="PipelineResource",result="${result}"}`),
+      ['would-delete', 'deleted', 'terminating', 'gone', 'changed', 'failed', 'aborted', 'skipped'].map((result) => `tekton_resource_gc_deletions{kind="PipelineResource",result="${result}"}`),
     );
     assert.equal(pushed.get('tekton_resource_gc_deletions{kind="PipelineResource",result="terminating"}'), 0);
     assert.ok(keys.every((key) => !key.endsWith('_bytes')));

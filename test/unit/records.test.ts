@@ -4,7 +4,7 @@
  * that no rule reads, one shared empty list where there is nothing to list) and, only when a
  * leftover collector is on, what they link to leftovers. Targets, collector by collector: what
  * a PipelineResource's record keeps, the markers that make a claim, a StatefulSet or a Secret
- * a target and those that never do (docs/spec.md, "Leftovers"), a claim's size, and the
+ * a target and those that never do (docs/spec.md, "Leftovers"), a claim's size and its Unused condition, and the
  * malformed objects that stop a pass. The holders: Pods and StatefulSets.
  */
 import assert from 'node:assert/strict';
@@ -267,6 +267,44 @@ describe('claim size', () => {
   for (const [row, spec, status, bytes] of rows) {
     it(row, () => assert.deepEqual(sized(spec, status)?.leftover?.bytes, bytes));
   }
+});
+
+describe("a claim's Unused condition (KEP-5541: Kubernetes 1.37 writes it, beta, on by default)", () => {
+  const withStatus = (status: unknown): TargetRecord | null => toClaimTarget(ownedClaimObject('pvc-1', undefined, { status: status as Obj }));
+  const SINCE = '2026-11-29T10:00:00Z';
+  const unusedFalse = { type: 'Unused', status: 'False', reason: 'PodUsingPVC', message: 'a Pod uses it', lastTransitionTime: SINCE };
+  const rows: [string, unknown, { reason?: string; since?: string } | undefined][] = [
+    ['Unused=False (PodUsingPVC): kept on the record, with its reason and since when', { conditions: [unusedFalse] }, { reason: 'PodUsingPVC', since: SINCE }],
+    ['Unused=False beside other conditions', { conditions: [{ type: 'Resizing', status: 'True' }, unusedFalse] }, { reason: 'PodUsingPVC', since: SINCE }],
+    ['Unused=False with no reason and a zero time (Go writes null)', { conditions: [{ type: 'Unused', status: 'False', reason: '', lastTransitionTime: null }] }, {}],
+    ['Unused=True (NoPodsUsingPVC): nothing on the record, the Pod list decides', { conditions: [{ ...unusedFalse, status: 'True', reason: 'NoPodsUsingPVC' }] }, undefined],
+    ['Unused=Unknown: nothing', { conditions: [{ ...unusedFalse, status: 'Unknown' }] }, undefined],
+    ['another condition False: nothing', { conditions: [{ ...unusedFalse, type: 'Resizing' }] }, undefined],
+    ['no conditions (a cluster before 1.37, or the feature off): nothing', { phase: 'Bound' }, undefined],
+    ['conditions null: nothing', { conditions: null }, undefined],
+    ['no status at all: nothing', undefined, undefined],
+  ];
+  for (const [row, status, condition] of rows) {
+    it(row, () => assert.deepEqual(withStatus(status)?.leftover?.inUseCondition, condition));
+  }
+
+  it('the record keeps that one small field of the status, nothing else of it', () => {
+    const record = withStatus({ phase: 'Bound', capacity: { storage: '2Gi' }, conditions: [unusedFalse, { type: 'Resizing', status: 'True' }] });
+    assert.deepEqual(record?.leftover, { marker: 'owned', bytes: { value: 2 * 1024 ** 3, from: 'capacity' }, inUseCondition: { reason: 'PodUsingPVC', since: SINCE } });
+  });
+
+  it('conditions that cannot be read stop the pass: one of them may say a Pod uses the claim', () => {
+    assert.throws(() => withStatus({ conditions: 'Unused' }), unreadable(/PersistentVolumeClaim ci\/pvc-1: status\.conditions: expected an array/));
+    assert.throws(() => withStatus({ conditions: [3] }), unreadable(/status\.conditions\[0\]: expected an object/));
+    assert.throws(() => withStatus({ conditions: [{ type: 7, status: 'False' }] }), unreadable(/status\.conditions\[0\]\.type: expected a string/));
+    assert.throws(() => withStatus({ conditions: [{ type: 'Unused', status: false }] }), unreadable(/status\.conditions\[0\]\.status: expected a string/));
+    assert.throws(() => withStatus({ conditions: [{ type: 'Unused', status: 'False', reason: 1 }] }), unreadable(/status\.conditions\[0\]\.reason: expected a string/));
+    assert.throws(() => withStatus('Bound'), unreadable(/status: expected an object/));
+  });
+
+  it('an unmarked claim is not read for it', () => {
+    assert.equal(toClaimTarget(ownedClaimObject('data', undefined, { metadata: { ownerReferences: [] }, status: { conditions: 'x' } })), null);
+  });
 });
 
 describe('affinity-assistants: StatefulSets', () => {

@@ -881,6 +881,19 @@ describe('explain, rendered: kind and collector, size, holders, how runs link', 
     assert.deepEqual(json.references.map((ref) => ref.via), ['ownerReference']);
   });
 
+  it("names a claim's Unused=False condition among what holds it, after the Pods; the JSON's heldBy stays the Pods and StatefulSets", () => {
+    const condition = { reason: 'PodUsingPVC', since: '2026-11-29T10:00:00Z' };
+    const alone = claim('pvc-build-7', owner, { leftover: { marker: 'owned', inUseCondition: condition } });
+    const kept = explain({ target: alone, runs: [owner], pods: [], statefulSets: [], namespace: undefined, scope: inScope, origins }, POLICY, NOW);
+    const text = renderExplanationText(kept);
+    assert.match(text, /^held by: +condition Unused=False \(PodUsingPVC\) since 2026-11-29T10:00:00Z$/m);
+    assert.match(text, /^decision: +keep \(rule 7, in-use-by-pod\)$/m);
+    assert.match(text, /^why: +in use by a Pod, by its Unused=False condition \(PodUsingPVC\) since 2026-11-29T10:00:00Z$/m);
+    assert.equal('heldBy' in (JSON.parse(renderExplanationJson(kept)) as Record<string, unknown>), false);
+    const both = explain({ target: alone, runs: [owner], pods: [pod('build-7-pod', { claims: ['pvc-build-7'] })], statefulSets: [], namespace: undefined, scope: inScope, origins }, POLICY, NOW);
+    assert.match(renderExplanationText(both), /^held by: +Pod\/build-7-pod \(Running\)\n +condition Unused=False \(PodUsingPVC\) since 2026-11-29T10:00:00Z$/m);
+  });
+
   it('shows a gone owner as gone, and a claim without a size as unknown', () => {
     const orphan = claim('pvc-orphan', { kind: 'PipelineRun', name: 'build-gone', uid: 'uid-gone' });
     const explanation = explain({ target: orphan, runs: [], pods: [], statefulSets: [], namespace: undefined, scope: inScope, origins }, POLICY, NOW);

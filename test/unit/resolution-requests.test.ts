@@ -131,7 +131,7 @@ describe('releasedRequestName: the request a run reads no more', () => {
     assert.ok(owned !== null);
     const claimOwner = leftover('PersistentVolumeClaim', 'pvc-1', { ownerReferences: [{ kind: 'PipelineRun', name: 'other', uid: 'uid-other', controller: true }] });
     const releasing = releasingOwners([owned, claimOwner]);
-    assert.deepEqual([releasing('uid-build-1'), releasing('uid-other')], [true, false]);
+    assert.deepEqual([releasing({ uid: 'uid-build-1', namespace: 'ci', name: 'build-1' }), releasing({ uid: 'uid-other', namespace: 'ci', name: 'other' })], [true, false]);
     const stored = pipelineRunObject({ status: STORED });
     assert.equal(toRunRecord(stored, 'PipelineRun', { leftovers: true, releasing }).releasedRequest, PIPELINE_REQUEST);
     assert.equal(toRunRecord(stored, 'PipelineRun', { leftovers: true, releasing: releasingOwners([claimOwner]) }).releasedRequest, undefined);
@@ -193,8 +193,8 @@ const running = activeLrun('build-1', { releasedRequest: PIPELINE_REQUEST });
 const runningNotStored = activeLrun('build-1');
 
 describe('the ResolutionRequests’ table', () => {
-  it('is the collector’s: only an owner run links a request', () => {
-    assert.deepEqual(COLLECTORS['resolution-requests'].links, ['owner-reference']);
+  it('is the collector’s: an owner run links a request, and so does a run of an owner’s name (reruns.test.ts)', () => {
+    assert.deepEqual(COLLECTORS['resolution-requests'].links, ['owner-reference', 'owner-name']);
     assert.equal(COLLECTORS['resolution-requests'].metadataOnly, true);
   });
 

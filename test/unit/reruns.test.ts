@@ -1,0 +1,283 @@
+/**
+ * Same-name reruns (docs/spec.md, "Reruns by name"): a run deleted and created again with its
+ * name (a dashboard's or `tkn`'s rerun, a CI system that names runs after a commit) finds
+ * whatever Tekton named after that name and reuses it, whoever owns it:
+ * - a ResolutionRequest is named after `<namespace>/<run name>` and its params, and an existing
+ *   one of that name is read whatever its ownerReference says (tektoncd/pipeline
+ *   pkg/resolution/resource/name.go:57-76, pkg/remoteresolution/resource/crd_resource.go:52-82);
+ * - an affinity assistant's StatefulSet is named after the workspace and the PipelineRun's
+ *   name, and an existing one is used as it is (pkg/reconciler/pipelinerun/affinity_assistant.go:145-148, 292-296);
+ * - a claim made from a volumeClaimTemplate is named after the owner's uid, so a rerun makes
+ *   its own (pkg/reconciler/volumeclaim/pvchandler.go:169-174).
+ * The rows decide one case each; the property replays Tekton's naming over any sequence of
+ * reruns and checks that no request an active run would read is deleted.
+ * Seeded: set TRGC_FC_SEED to replay a failure.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { decide, decideWithFacts } from '../../src/core/decide.js';
+import { toClaimTarget, toResolutionRequestTarget, toStatefulSetTarget } from '../../src/core/markers.js';
+import { releasingOwners } from '../../src/core/needed.js';
+import { deterministicName } from '../../src/core/resolution.js';
+import { toRunRecord } from '../../src/core/runs.js';
+import type { ClusterView, Decision, RunKindName, RunRecord, TargetRecord } from '../../src/core/types.js';
+import { toStatefulSetRecord } from '../../src/core/holders.js';
+import { activeLrun, affinityStatefulSetObject, childLrun, leftover, lrun, ownedClaimObject, ownerReference } from '../fixtures/unit/leftovers.js';
+import { DAY, HOUR, NOW, POLICY, at } from '../fixtures/unit/records.js';
+
+const SEED = Number(process.env['TRGC_FC_SEED'] ?? 20261204);
+
+const REQUEST = 'cluster-6b1c1e5a0e11d0b4f5d3a4e1f2c3b4a5';
+
+/** A request owned by the run `build-1` of uid `uid`: the predecessor of a rerun when that run is gone. */
+function request(name: string, owner: { kind: RunKindName; name: string; uid: string }, more: Partial<TargetRecord> = {}): TargetRecord {
+  return leftover('ResolutionRequest', name, { ownerReferences: [{ kind: owner.kind, name: owner.name, uid: owner.uid, controller: true }], ...more });
+}
+
+const OLD = { kind: 'PipelineRun' as const, name: 'build-1', uid: 'uid-build-1-old' };
+
+function decideOne(target: TargetRecord, runs: readonly RunRecord[], more: Partial<ClusterView> = {}): Decision {
+  const decision = decide({ targets: [target], runs, namespaces: new Map(), ...more }, POLICY, NOW).find((d) => d.target.uid === target.uid);
+  assert.ok(decision !== undefined);
+  return decision;
+}
+
+describe('a ResolutionRequest whose owner was rerun by name', () => {
+  it('an active run of its owner’s name, another uid, keeps it: Tekton finds the request by that name', () => {
+    const rerun = activeLrun('build-1', { uid: 'uid-build-1-new' });
+    const decision = decideOne(request(REQUEST, OLD), [rerun]);
+    assert.deepEqual(
+      [decision.action, decision.reason, decision.message],
+      ['keep', 'referenced-by-active-run', 'read by active PipelineRun build-1 (running), same name as its owner'],
+    );
+    assert.deepEqual(decision.references, [
+      { kind: 'PipelineRun', name: 'build-1', state: 'running', via: 'ownerName' },
+      { kind: 'PipelineRun', name: 'build-1', state: 'gone', via: 'ownerReference' },
+    ]);
+  });
+
+  it('a rerun that is pending, not started yet, keeps it as well', () => {
+    const pending = activeLrun('build-1', { uid: 'uid-build-1-new', state: 'pending' });
+    const decision = decideOne(request(REQUEST, OLD), [pending]);
+    assert.deepEqual([decision.action, decision.reason], ['keep', 'referenced-by-active-run']);
+  });
+
+  it('a run of the other kind with the owner’s name reads it too: Tekton’s name hashes the name, not the kind', () => {
+    const taskRun = activeLrun('build-1', { kind: 'TaskRun', uid: 'uid-tr-build-1' });
+    const decision = decideOne(request(REQUEST, OLD), [taskRun]);
+    assert.deepEqual([decision.action, decision.reason, decision.message], ['keep', 'referenced-by-active-run', 'read by active TaskRun build-1 (running), same name as its owner']);
+  });
+
+  it('a rerun that stored what it resolved through it releases it: resolution-stored', () => {
+    const stored = activeLrun('build-1', { uid: 'uid-build-1-new', releasedRequest: REQUEST });
+    const decision = decideOne(request(REQUEST, OLD), [stored]);
+    assert.deepEqual(
+      [decision.action, decision.reason, decision.message],
+      ['delete', 'resolution-stored', 'PipelineRun build-1 (running), same name as its owner, stored what it resolved in status.pipelineSpec and reads it no more'],
+    );
+  });
+
+  it('a rerun that stored another request still reads this one', () => {
+    const stored = activeLrun('build-1', { uid: 'uid-build-1-new', releasedRequest: 'cluster-00000000000000000000000000000001' });
+    assert.equal(decideOne(request(REQUEST, OLD), [stored]).reason, 'referenced-by-active-run');
+  });
+
+  it('a finished rerun: runs-finished, naming how it links', () => {
+    const finished = lrun('build-1', { uid: 'uid-build-1-new', finishedAt: at(-2 * HOUR) });
+    const decision = decideOne(request(REQUEST, OLD), [finished]);
+    assert.deepEqual(
+      [decision.action, decision.reason, decision.message],
+      ['delete', 'runs-finished', `its only linked run, PipelineRun build-1 (same name as its owner), finished at ${at(-2 * HOUR)}`],
+    );
+  });
+
+  it('the child TaskRun of a rerun PipelineRun, named as its predecessor’s child, keeps the old child’s request', () => {
+    const parent = activeLrun('build-1', { uid: 'uid-build-1-new' });
+    // The child is finished on its own, but its parent is active: it may be retried and resolve again.
+    const child = childLrun('build-1-fetch', parent, { uid: 'uid-fetch-new', state: 'succeeded', finishedAt: at(-HOUR) });
+    const decision = decideOne(request(REQUEST, { kind: 'TaskRun', name: 'build-1-fetch', uid: 'uid-fetch-old' }), [parent, child]);
+    assert.deepEqual([decision.action, decision.reason, decision.message], ['keep', 'referenced-by-active-run', 'read by active TaskRun build-1-fetch (running), same name as its owner']);
+  });
+
+  it('a run of that name in another namespace reads nothing here: owner-gone', () => {
+    const elsewhere = activeLrun('build-1', { uid: 'uid-build-1-new', namespace: 'other' });
+    assert.deepEqual(decideOne(request(REQUEST, OLD), [elsewhere]).reason, 'owner-gone');
+  });
+
+  it('explain names the run and says it has its owner’s name', () => {
+    const rerun = activeLrun('build-1', { uid: 'uid-build-1-new' });
+    const [explained] = decideWithFacts({ targets: [request(REQUEST, OLD)], runs: [rerun], namespaces: new Map() }, POLICY, NOW);
+    assert.ok(explained !== undefined);
+    assert.ok(explained.decision.references.some((ref) => ref.via === 'ownerName' && ref.name === 'build-1' && ref.state === 'running'));
+  });
+
+  it('a pass names the released request of a rerun too (releasingOwners reads the owner’s name as well as its uid)', () => {
+    const releasing = releasingOwners([request(REQUEST, OLD)]);
+    assert.deepEqual(
+      [
+        releasing({ uid: 'uid-build-1-old', namespace: 'ci', name: 'build-1' }),
+        releasing({ uid: 'uid-build-1-new', namespace: 'ci', name: 'build-1' }),
+        releasing({ uid: 'uid-x', namespace: 'other', name: 'build-1' }),
+        releasing({ uid: 'uid-x', namespace: 'ci', name: 'build-2' }),
+      ],
+      [true, true, false, false],
+    );
+  });
+});
+
+describe('the other leftovers of a rerun by name', () => {
+  it('the affinity assistant’s StatefulSet, named after the PipelineRun’s name, is kept for the rerun by its label', () => {
+    const sts = toStatefulSetTarget(affinityStatefulSetObject('build-1', 'affinity-assistant-0123456789', { metadata: { ownerReferences: [ownerReference('PipelineRun', 'build-1', { uid: 'uid-build-1-old' })] } }));
+    assert.ok(sts !== null);
+    const rerun = activeLrun('build-1', { uid: 'uid-build-1-new' });
+    const decision = decideOne(sts, [rerun]);
+    assert.deepEqual([decision.action, decision.reason, decision.message], ['keep', 'referenced-by-active-run', 'made for active PipelineRun build-1 (running)']);
+  });
+
+  it('the predecessor’s claim that the reused StatefulSet mounts is kept while the StatefulSet is', () => {
+    const stsObject = affinityStatefulSetObject('build-1', 'affinity-assistant-0123456789', {
+      metadata: { ownerReferences: [ownerReference('PipelineRun', 'build-1', { uid: 'uid-build-1-old' })] },
+      spec: { volumeClaimTemplates: [], template: { spec: { containers: [{ name: 'a' }], volumes: [{ name: 'ws', persistentVolumeClaim: { claimName: 'pvc-1a2b3c4d5e' } }] } } },
+    });
+    const sts = toStatefulSetTarget(stsObject);
+    const claim = toClaimTarget(ownedClaimObject('pvc-1a2b3c4d5e', ownerReference('PipelineRun', 'build-1', { uid: 'uid-build-1-old' })));
+    assert.ok(sts !== null && claim !== null);
+    const rerun = activeLrun('build-1', { uid: 'uid-build-1-new' });
+    const decisions = decide({ targets: [sts, claim], runs: [rerun], namespaces: new Map(), statefulSets: [toStatefulSetRecord(stsObject)], pods: [] }, POLICY, NOW);
+    assert.deepEqual(
+      decisions.map((d) => [d.target.kind, d.action, d.reason]),
+      [
+        ['PersistentVolumeClaim', 'keep', 'in-use-by-statefulset'],
+        ['StatefulSet', 'keep', 'referenced-by-active-run'],
+      ],
+    );
+  });
+
+  it('a claim named after its owner’s uid is not the rerun’s: once its owner is gone it goes', () => {
+    const claim = toClaimTarget(ownedClaimObject('pvc-1a2b3c4d5e', ownerReference('PipelineRun', 'build-1', { uid: 'uid-build-1-old' })));
+    assert.ok(claim !== null);
+    const rerun = activeLrun('build-1', { uid: 'uid-build-1-new' });
+    assert.deepEqual(decideOne(claim, [rerun], { pods: [], statefulSets: [] }).reason, 'owner-gone');
+  });
+});
+
+// ---- The property ---------------------------------------------------------------------------
+
+/**
+ * What a run may resolve: its own pipelineRef or taskRef, and (a PipelineRun) its tasks' refs,
+ * each through the cluster resolver with these params. The same params serve both kinds, so
+ * that a PipelineRun and a TaskRun of one name share request names, as Tekton's naming does.
+ */
+const REFS: readonly (readonly { name: string; value: string }[])[] = [
+  [{ name: 'kind', value: 'pipeline' }, { name: 'name', value: 'build' }, { name: 'namespace', value: 'ci' }],
+  [{ name: 'kind', value: 'task' }, { name: 'name', value: 'git-clone' }, { name: 'namespace', value: 'ci' }],
+  [{ name: 'kind', value: 'task' }, { name: 'name', value: 'kaniko' }, { name: 'namespace', value: 'ci' }],
+];
+const NAMES = ['build-1', 'build-2'] as const;
+
+type Op =
+  | { op: 'create'; kind: RunKindName; name: string; ownRef: number }
+  | { op: 'resolve'; kind: RunKindName; name: string; ref: number }
+  | { op: 'store' | 'finish' | 'delete'; kind: RunKindName; name: string };
+
+const kindArb = fc.constantFrom<RunKindName>('PipelineRun', 'TaskRun');
+const nameArb = fc.constantFrom(...NAMES);
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ op: fc.constant('create' as const), kind: kindArb, name: nameArb, ownRef: fc.nat(REFS.length - 1) }) },
+  { weight: 5, arbitrary: fc.record({ op: fc.constant('resolve' as const), kind: kindArb, name: nameArb, ref: fc.nat(REFS.length - 1) }) },
+  { weight: 6, arbitrary: fc.record({ op: fc.constantFrom('store' as const, 'finish' as const, 'delete' as const), kind: kindArb, name: nameArb }) },
+);
+
+interface ModelRun {
+  kind: RunKindName;
+  name: string;
+  uid: string;
+  ownRef: number;
+  resolvedOwn: boolean;
+  stored: boolean;
+  finished: boolean;
+}
+
+/** The request a run of `name` makes for ref `ref`: Tekton's name for it. */
+function requestName(name: string, ref: number): string {
+  return deterministicName('cluster', `ci/${name}`, REFS[ref] ?? []);
+}
+
+/** A run as the API server lists it: its own ref through the cluster resolver, its spec stored when it is. */
+function runObjectOf(run: ModelRun): Record<string, unknown> {
+  const ref = { resolver: 'cluster', params: REFS[run.ownRef] };
+  const conditions = run.finished ? [{ type: 'Succeeded', status: 'True', reason: 'Succeeded' }] : [{ type: 'Succeeded', status: 'Unknown', reason: 'Running' }];
+  return {
+    apiVersion: 'tekton.dev/v1',
+    kind: run.kind,
+    metadata: { name: run.name, namespace: 'ci', uid: run.uid, resourceVersion: '1', creationTimestamp: at(-DAY) },
+    spec: run.kind === 'PipelineRun' ? { pipelineRef: ref } : { taskRef: ref },
+    status: {
+      conditions,
+      ...(run.finished && { completionTime: at(-HOUR) }),
+      ...(run.stored && (run.kind === 'PipelineRun' ? { pipelineSpec: { tasks: [] } } : { taskSpec: { steps: [] } })),
+    },
+  };
+}
+
+describe('any sequence of same-name reruns', () => {
+  it('no request that an active run would read by its name is deleted', (t) => {
+    let generation = 0;
+    const met = new Map<string, number>();
+    const count = (what: string): void => void met.set(what, (met.get(what) ?? 0) + 1);
+    fc.assert(
+      fc.property(fc.array(opArb, { minLength: 10, maxLength: 40, size: 'max' }), (ops) => {
+        const runs = new Map<string, ModelRun>();
+        // name -> the owner it was made for (Tekton's Submit creates it only when none of that name exists).
+        const requests = new Map<string, { kind: RunKindName; name: string; uid: string }>();
+        for (const op of ops) {
+          const key = `${op.kind}/${op.name}`;
+          const existing = runs.get(key);
+          if (op.op === 'create') {
+            if (existing === undefined) runs.set(key, { kind: op.kind, name: op.name, uid: `uid-${op.name}-${generation++}`, ownRef: op.ownRef, resolvedOwn: false, stored: false, finished: false });
+            continue;
+          }
+          if (existing === undefined) continue;
+          if (op.op === 'delete') runs.delete(key);
+          else if (op.op === 'finish') existing.finished = true;
+          else if (op.op === 'store') existing.stored ||= !existing.finished && existing.resolvedOwn;
+          else if (op.op === 'resolve' && !existing.finished && !(existing.stored && op.ref === existing.ownRef)) {
+            // An active run resolves: it reads the request of that name, making it if there is none.
+            const name = requestName(op.name, op.ref);
+            if (!requests.has(name)) requests.set(name, { kind: existing.kind, name: existing.name, uid: existing.uid });
+            if (op.ref === existing.ownRef) existing.resolvedOwn = true;
+          }
+        }
+        const targets = [...requests].map(([name, owner]) => {
+          const target = toResolutionRequestTarget({
+            metadata: { name, namespace: 'ci', uid: `uid-${name}`, resourceVersion: '1', creationTimestamp: at(-DAY), labels: { 'resolution.tekton.dev/type': 'cluster' }, ownerReferences: [ownerReference(owner.kind, owner.name, { uid: owner.uid })] },
+          });
+          assert.ok(target !== null);
+          return target;
+        });
+        const releasing = releasingOwners(targets);
+        const records = [...runs.values()].map((run) => toRunRecord(runObjectOf(run), run.kind, { leftovers: true, releasing }));
+        const decisions = decide({ targets, runs: records, namespaces: new Map() }, { ...POLICY, minAgeMs: 0 }, NOW);
+        for (const decision of decisions) {
+          const name = decision.target.name;
+          // The oracle: every active run, of either kind, that would ask for this name (any of its refs but the one it stored).
+          const readers = [...runs.values()].filter((run) => !run.finished && REFS.some((_, ref) => requestName(run.name, ref) === name && !(run.stored && ref === run.ownRef)));
+          const owner = requests.get(name);
+          const ownerAlive = [...runs.values()].some((run) => run.uid === owner?.uid);
+          if (readers.length > 0 && !readers.some((run) => run.uid === owner?.uid)) count(ownerAlive ? 'read by a run of its owner’s name and another kind' : 'read by a rerun');
+          if (decision.action === 'delete') count(`deleted (${decision.reason})`);
+          assert.ok(
+            decision.action === 'keep' || readers.length === 0,
+            `request ${name} (owner ${owner?.kind ?? '?'} ${owner?.uid ?? '?'}) deleted (${decision.reason}: ${decision.message}) though ${readers.map((run) => `${run.kind} ${run.name} ${run.uid}`).join(', ')} would read it`,
+          );
+        }
+      }),
+      { seed: SEED, numRuns: 1000 },
+    );
+    t.diagnostic(`met: ${JSON.stringify(Object.fromEntries(met))}`);
+    for (const what of ['read by a rerun', 'deleted (resolution-stored)', 'deleted (owner-gone)', 'deleted (runs-finished)']) {
+      assert.ok((met.get(what) ?? 0) >= 20, `${what} met ${met.get(what) ?? 0} times: the generator hardly reaches it`);
+    }
+  });
+});
