@@ -18,7 +18,7 @@ import { loadAllYaml, type V1ConfigMap, type V1CronJob } from '@kubernetes/clien
 import { ensureBinaries } from '../../harness/build.js';
 import { COLLECTOR_NAMES } from '../../src/core/collectors.js';
 import { parseCron, nextTick } from '../../src/cron.js';
-import { passMetrics } from '../../src/metrics.js';
+import { PUSH_PLANS, passKind, passMetrics } from '../../src/metrics.js';
 import { PUSH_JOB } from '../../src/pushgateway.js';
 import { exec, toolEnv, type Exit } from '../support/exec.js';
 
@@ -384,9 +384,14 @@ describe('the PrometheusRule', () => {
     assert.ok(!rules.some((rule) => rule.alert === 'TektonResourceGcClaimsTerminating'));
   });
 
-  it('the guard alert counts any aborted delete, whatever stopped the pass, summed over kinds', async () => {
+  it('the guard alert counts deletes aborted (the caps, SIGTERM) and skipped (the breaker), by result over kinds, while the last pass exited 3', async () => {
     const guard = rulesOf(await render(BOTH_ON)).find((rule) => rule.alert === 'TektonResourceGcGuardStopped');
-    assert.match(guard?.expr ?? '', /^sum without \(kind, result\) \(tekton_resource_gc_deletions\{[^}]*result="aborted"\}\) > 0$/);
+    const found = /^sum without \(kind\) \(tekton_resource_gc_deletions\{[^}]*result=~"aborted\|skipped"\}\) > 0 and ignoring \(result\) tekton_resource_gc_exit_code\{[^}]*\} == (\d+)$/.exec(guard?.expr ?? '');
+    assert.ok(found !== null, guard?.expr);
+    // The exit status of a pass that read the cluster and decided, but did not run as planned: it pushes its counts.
+    assert.equal(passKind(Number(found[1])), 'partial');
+    assert.equal(PUSH_PLANS.partial.counts, true);
+    assert.match(guard?.annotations['summary'] ?? '', /\{\{ \$labels\.result \}\}/);
   });
 
   /** Seconds in the NotRunning and NoSuccess windows of a release with these values. */
