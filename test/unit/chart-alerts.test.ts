@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { loadAllYaml, type V1ConfigMap, type V1CronJob } from '@kubernetes/client-node';
 import { ensureBinaries } from '../../harness/build.js';
+import { parseConfig } from '../../src/config.js';
 import { COLLECTOR_NAMES } from '../../src/core/collectors.js';
 import { parseCron, nextTick } from '../../src/cron.js';
 import { PUSH_PLANS, passKind, passMetrics } from '../../src/metrics.js';
@@ -106,11 +107,17 @@ async function pushedMetrics(): Promise<Pushed> {
   return pushed;
 }
 
-/** The labels of the release's group on the Pushgateway, as its CronJob pushes them (TRGC_PUSHGATEWAY_GROUPING), with job. */
+/**
+ * The labels of the release's group on the Pushgateway, with job: the grouping its CronJob's
+ * collector reads from its container (src/config.ts, as a pass does) and PUSH_JOB, which the
+ * gateway sets on every series it serves.
+ */
 function groupOf(objects: readonly Manifest[]): Map<string, string> {
-  const env = (only(objects, 'CronJob') as V1CronJob & Manifest).spec?.jobTemplate.spec?.template.spec?.containers[0]?.env ?? [];
-  const grouping = env.find((variable) => variable.name === 'TRGC_PUSHGATEWAY_GROUPING')?.value ?? '';
-  return new Map([['job', PUSH_JOB], ...grouping.split(',').map((label): [string, string] => [label.slice(0, label.indexOf('=')), label.slice(label.indexOf('=') + 1)])]);
+  const container = (only(objects, 'CronJob') as V1CronJob & Manifest).spec?.jobTemplate.spec?.template.spec?.containers[0];
+  const env = Object.fromEntries((container?.env ?? []).map((variable) => [variable.name, variable.value]));
+  const invocation = parseConfig(container?.args ?? [], env);
+  assert.equal(invocation.kind, 'run');
+  return new Map([['job', PUSH_JOB], ...(invocation.config.pushgatewayGrouping ?? []).map(({ name, value }): [string, string] => [name, value])]);
 }
 
 // ---- PromQL, as far as these expressions use it ----
