@@ -822,6 +822,11 @@ describe('values.schema.json', { concurrency: 4 }, () => {
     { why: 'a plan digest that is not sha256', values: { planDigest: 'md5:abc' }, names: /at '\/planDigest': 'md5:abc' does not match pattern/ },
     { why: 'bad duration: planMaxAge', values: { planMaxAge: 'a day' }, names: /at '\/planMaxAge': 'a day' does not match pattern/ },
     { why: 'a shard without a namespace selector', values: { shards: [{ name: 'a' }] }, names: /at '\/shards\/0': missing property 'namespaceSelector'/ },
+    {
+      why: "a Prometheus duration with its units out of order, which the PrometheusRule CRD refuses",
+      values: { prometheusRule: { alerts: { claimsTerminating: { for: '30m6h' } } } },
+      names: /at '\/prometheusRule\/alerts\/claimsTerminating\/for': '30m6h' does not match pattern/,
+    },
     { why: 'a shard name that is no DNS label', values: { shards: [{ name: 'Shard_A', namespaceSelector: 'x=1' }] }, names: /at '\/shards\/0\/name': 'Shard_A' does not match pattern/ },
   ];
 
