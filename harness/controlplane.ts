@@ -82,6 +82,8 @@ export interface ControlPlane {
   createServiceAccountToken(namespace: string, serviceAccount: string, options?: TokenOptions): Promise<string>;
   /** Server-side apply as the administrator; objects need apiVersion, kind, metadata.name (and namespace). */
   apply(objects: readonly Manifest[]): Promise<KubernetesObject[]>;
+  /** Creates more CRDs (another operator's, say) and waits until each is Established and served in discovery. */
+  installCrds(crds: readonly V1CustomResourceDefinition[]): Promise<void>;
   /** Stops kube-apiserver, then etcd, and removes `dir`. Safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -158,6 +160,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       createServiceAccountToken: (namespace: string, serviceAccount: string, tokenOptions: TokenOptions = {}) =>
         createServiceAccountToken(kubeConfig(), namespace, serviceAccount, tokenOptions),
       apply: (objects: readonly Manifest[]) => apply(kubeConfig(), objects),
+      installCrds: (more: readonly V1CustomResourceDefinition[]) => installCrds(kubeConfig(), server, adminToken, more),
     });
   } catch (error) {
     // Read the logs before stop() removes them: they say why a server did not come up.

@@ -3,7 +3,7 @@
 // Tekton converts runs between versions with its webhook; a test control plane has none,
 // so every CRD here converts with `None` (the server only rewrites apiVersion) and stores
 // exactly one version, the one Tekton stored at that release.
-import type { V1CustomResourceDefinition, V1CustomResourceDefinitionVersion } from '@kubernetes/client-node';
+import type { V1CustomResourceDefinition, V1CustomResourceDefinitionVersion, V1JSONSchemaProps } from '@kubernetes/client-node';
 
 export const TEKTON_GROUP = 'tekton.dev';
 
@@ -91,3 +91,83 @@ export const CRD_SETS: Readonly<Record<CrdSetName, readonly V1CustomResourceDefi
 export function isCrdSetName(value: string): value is CrdSetName {
   return (CRD_SET_NAMES as readonly string[]).includes(value);
 }
+
+/** A duration as Prometheus reads one: units from years down to milliseconds, each at most once and in that order, or `0`. */
+export const PROMETHEUS_DURATION = '^(0|([0-9]+y)?([0-9]+w)?([0-9]+d)?([0-9]+h)?([0-9]+m)?([0-9]+s)?([0-9]+ms)?)$';
+
+const STRING_MAP: V1JSONSchemaProps = { type: 'object', additionalProperties: { type: 'string' } };
+
+/**
+ * The Prometheus Operator's PrometheusRule CRD (monitoring.coreos.com/v1), for the chart's
+ * prometheusRule: written from the operator's own CRD file (v0.82), with a structural schema
+ * of the rule groups as Prometheus reads them, so that the API server refuses what a cluster
+ * with the operator would: an unknown field, a `for` that is no Prometheus duration, a
+ * label that is no string, a group without a name.
+ */
+export const PROMETHEUS_RULE_CRD: V1CustomResourceDefinition = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'prometheusrules.monitoring.coreos.com' },
+  spec: {
+    group: 'monitoring.coreos.com',
+    scope: 'Namespaced',
+    names: { plural: 'prometheusrules', singular: 'prometheusrule', kind: 'PrometheusRule', listKind: 'PrometheusRuleList', shortNames: ['promrule'] },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            required: ['spec'],
+            properties: {
+              apiVersion: { type: 'string' },
+              kind: { type: 'string' },
+              metadata: { type: 'object' },
+              spec: {
+                type: 'object',
+                properties: {
+                  groups: {
+                    type: 'array',
+                    // The client's serializer knows these only by their TypeScript names (see crd() above).
+                    x_kubernetes_list_type: 'map',
+                    x_kubernetes_list_map_keys: ['name'],
+                    items: {
+                      type: 'object',
+                      required: ['name'],
+                      properties: {
+                        name: { type: 'string', minLength: 1 },
+                        interval: { type: 'string', pattern: PROMETHEUS_DURATION },
+                        query_offset: { type: 'string', pattern: PROMETHEUS_DURATION },
+                        limit: { type: 'integer' },
+                        labels: STRING_MAP,
+                        rules: {
+                          type: 'array',
+                          items: {
+                            type: 'object',
+                            required: ['expr'],
+                            properties: {
+                              alert: { type: 'string' },
+                              record: { type: 'string' },
+                              // Below `items`, which the client's model types as any, it sends keys as they are: the YAML spelling.
+                              expr: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+                              for: { type: 'string', pattern: PROMETHEUS_DURATION },
+                              keep_firing_for: { type: 'string', minLength: 1, pattern: PROMETHEUS_DURATION },
+                              labels: STRING_MAP,
+                              annotations: STRING_MAP,
+                            },
+                          },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    ],
+  },
+};

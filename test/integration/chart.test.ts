@@ -33,6 +33,7 @@ import {
 } from '@kubernetes/client-node';
 import { ensureBinaries } from '../../harness/build.js';
 import { startControlPlane, type ControlPlane, type Manifest as ObjectManifest } from '../../harness/controlplane.js';
+import { PROMETHEUS_RULE_CRD } from '../../harness/crds.js';
 import { FLAG_NAMES, envVarName, parseConfig, type Config, type FlagName } from '../../src/config.js';
 import { flagSpec } from '../../src/flags.js';
 import { parseDurationMs } from '../../src/core/retention.js';
@@ -68,6 +69,13 @@ const FLAGS_AS_ARGS: readonly FlagName[] = FLAG_NAMES.filter((flag) => flagSpec(
 
 /** A pass over everything, with no waiting: what the RBAC tests run. */
 const LIVE = { dryRun: false, minAge: '0s', output: 'json' };
+/** The PrometheusRule and the Grafana dashboard on, with every alert (workspace-pvcs for the claims'). */
+const MONITORED: Values = {
+  pushgatewayUrl: 'http://pushgateway.monitoring:9091',
+  collect: ['pipelineresources', 'workspace-pvcs'],
+  prometheusRule: { enabled: true, alertLabels: { team: 'ci' } },
+  grafanaDashboard: { enabled: true, folder: 'CI' },
+};
 
 type Values = Record<string, unknown>;
 type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } } & Record<string, unknown>;
@@ -365,6 +373,7 @@ describe('helm lint and helm template', () => {
     await helmLint({});
     await helmLint({ ...LIVE, excludeNamespaces: ['kube-system'], retainFor: '7d', selector: 'app=ci' });
     await helmLint({ namespaces: ['team-a', 'team-b'], excludeNamespaces: ['team-b'] });
+    await helmLint(MONITORED);
   });
 
   test('helm package holds the templates, values, schema and README, and leaves the icon out (.helmignore)', async () => {
@@ -375,9 +384,13 @@ describe('helm lint and helm template', () => {
       'tekton-resource-gc/.helmignore',
       'tekton-resource-gc/Chart.yaml',
       'tekton-resource-gc/README.md',
+      'tekton-resource-gc/dashboards/tekton-resource-gc.json',
       'tekton-resource-gc/templates/NOTES.txt',
       'tekton-resource-gc/templates/_helpers.tpl',
+      'tekton-resource-gc/templates/_monitoring.tpl',
       'tekton-resource-gc/templates/cronjob.yaml',
+      'tekton-resource-gc/templates/grafana-dashboard.yaml',
+      'tekton-resource-gc/templates/prometheusrule.yaml',
       'tekton-resource-gc/templates/rbac.yaml',
       'tekton-resource-gc/templates/serviceaccount.yaml',
       'tekton-resource-gc/templates/tests/dry-run.yaml',
@@ -684,6 +697,42 @@ describe('helm lint and helm template', () => {
     const refused = await kubectl(['create', '--dry-run=server', '-f', '-'], JSON.stringify(loosened));
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /violates PodSecurity "restricted:latest".*seccompProfile/);
+  });
+});
+
+describe('with prometheusRule and grafanaDashboard on', () => {
+  test("the API server creates every object, the PrometheusRule under the Prometheus Operator's CRD and stored as rendered, the dashboard whole; commonLabels reach both", async () => {
+    await controlPlane.installCrds([PROMETHEUS_RULE_CRD]);
+    const namespace = 'trgc-monitored';
+    await createNamespace(namespace, RESTRICTED);
+    const release = await render('monitored', namespace, { ...MONITORED, commonLabels: { team: 'ci' } });
+    assert.deepEqual(release.objects.map((object) => object.kind).sort(), ['ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'CronJob', 'Pod', 'PrometheusRule', 'ServiceAccount']);
+    for (const object of release.objects) assert.equal((object.metadata as { labels?: Record<string, string> }).labels?.['team'], 'ci', `${object.kind} ${object.metadata.name}`);
+    assert.doesNotMatch((await install(release)).stderr, /PodSecurity/);
+
+    const rendered = find(release, 'PrometheusRule') as Manifest & { spec: { groups: { rules: unknown[] }[] } };
+    const stored = JSON.parse(succeeded(await kubectl(['get', 'prometheusrule', '--namespace', namespace, rendered.metadata.name, '-o', 'json']), 'kubectl get prometheusrule')) as typeof rendered;
+    assert.deepEqual(stored.spec, rendered.spec, 'nothing pruned or defaulted');
+    assert.equal(stored.spec.groups[0]?.rules.length, 8);
+    const configMap = JSON.parse(succeeded(await kubectl(['get', 'configmap', '--namespace', namespace, 'monitored-tekton-resource-gc-dashboard', '-o', 'json']), 'kubectl get configmap')) as {
+      data: Record<string, string>;
+      metadata: { annotations?: Record<string, string> };
+    };
+    assert.deepEqual(JSON.parse(configMap.data['tekton-resource-gc.json'] ?? ''), JSON.parse(await readFile(path.join(CHART, 'dashboards/tekton-resource-gc.json'), 'utf8')));
+    assert.equal(configMap.metadata.annotations?.['grafana_folder'], 'CI');
+
+    // And the CRD's check bites: the same rule with a `for` that is no Prometheus duration, or a field Prometheus does not know, is refused.
+    for (const [change, refusal] of [
+      [(rule: Record<string, unknown>) => (rule['for'] = '1h30'), /spec\.groups\[0\]\.rules\[0\]\.for: Invalid value: "1h30"/],
+      [(rule: Record<string, unknown>) => (rule['severity'] = 'warning'), /unknown field "spec\.groups\[0\]\.rules\[0\]\.severity"/],
+    ] as const) {
+      const changed = structuredClone(rendered);
+      change(changed.spec.groups[0]?.rules[0] as Record<string, unknown>);
+      changed.metadata.name = 'changed';
+      const refused = await kubectl(['create', '--dry-run=server', '--validate=strict', '-f', '-'], JSON.stringify(changed));
+      assert.notEqual(refused.code, 0, refused.stdout);
+      assert.match(refused.stderr, refusal);
+    }
   });
 });
 
