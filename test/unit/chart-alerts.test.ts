@@ -9,24 +9,20 @@
  * default render's goldens: test/unit/chart-collect.test.ts).
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after, before, describe, it } from 'node:test';
-import { loadAllYaml, type V1ConfigMap, type V1CronJob } from '@kubernetes/client-node';
-import { ensureBinaries } from '../../harness/build.js';
+import { before, describe, it } from 'node:test';
+import type { V1ConfigMap, V1CronJob } from '@kubernetes/client-node';
 import { parseConfig } from '../../src/config.js';
 import { COLLECTOR_NAMES } from '../../src/core/collectors.js';
 import { parseCron, nextTick } from '../../src/cron.js';
 import { PUSH_PLANS, passKind, passMetrics } from '../../src/metrics.js';
 import { PUSH_JOB } from '../../src/pushgateway.js';
-import { exec, toolEnv, type Exit } from '../support/exec.js';
+import type { Exit } from '../support/exec.js';
+import { CHART, chartHelm, type Values } from '../support/helm.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CHART = path.join(ROOT, 'chart');
-
-type Values = Record<string, unknown>;
 type Manifest = { kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> } } & Record<string, unknown>;
 interface Rule {
   alert: string;
@@ -47,31 +43,9 @@ const BOTH_ON: Values = {
   grafanaDashboard: { enabled: true },
 };
 
-let helm: string;
-let work: string;
-let files = 0;
-
-before(async () => {
-  work = await mkdtemp(path.join(tmpdir(), 'trgc-chart-alerts-'));
-  helm = (await ensureBinaries(['helm'])).helm;
-});
-
-after(async () => {
-  if (work !== undefined) await rm(work, { recursive: true, force: true });
-});
-
-async function template(values: Values): Promise<Exit> {
-  const file = path.join(work, `values-${files++}.json`);
-  await writeFile(file, JSON.stringify(values));
-  return exec(helm, ['template', 'gc', CHART, '--namespace', 'trgc-system', '--values', file], { cwd: ROOT, env: toolEnv(work) });
-}
-
-async function render(values: Values): Promise<Manifest[]> {
-  const exit = await template(values);
-  assert.equal(exit.code, 0, `helm template failed:\n${exit.stderr}`);
-  const parsed = (loadAllYaml(exit.stdout) as (Manifest | null)[]).filter((object): object is Manifest => object !== null);
-  return JSON.parse(JSON.stringify(parsed)) as Manifest[];
-}
+const helm = chartHelm('chart-alerts');
+const template = (values: Values): Promise<Exit> => helm.template([values]);
+const render = (values: Values): Promise<Manifest[]> => helm.render<Manifest>([values]);
 
 function only(objects: readonly Manifest[], kind: string): Manifest {
   const found = objects.filter((object) => object.kind === kind);

@@ -7,58 +7,21 @@
  * test/integration/chart.test.ts.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { after, before, describe, it } from 'node:test';
-import { loadAllYaml, type V1ClusterRole, type V1Container, type V1CronJob, type V1Pod, type V1PolicyRule, type V1Role } from '@kubernetes/client-node';
-import { ensureBinaries } from '../../harness/build.js';
-import { exec, toolEnv, type Exit } from '../support/exec.js';
+import { describe, it } from 'node:test';
+import type { V1ClusterRole, V1Container, V1CronJob, V1Pod, V1PolicyRule, V1Role } from '@kubernetes/client-node';
+import type { Exit } from '../support/exec.js';
 import { assertGolden } from '../support/golden.js';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CHART = path.join(ROOT, 'chart');
-
-type Values = Record<string, unknown>;
+import { CHART, chartHelm, type Values } from '../support/helm.js';
 type Manifest = { kind: string; metadata: { name: string; namespace?: string } } & Record<string, unknown>;
 
-let helm: string;
-let work: string;
-
-before(async () => {
-  work = await mkdtemp(path.join(tmpdir(), 'trgc-chart-collect-'));
-  helm = (await ensureBinaries(['helm'])).helm;
-});
-
-after(async () => {
-  if (work !== undefined) await rm(work, { recursive: true, force: true });
-});
-
-let files = 0;
-
-/** Helm with its caches and settings in the test's directory, and the values as a file (JSON keeps their types). */
-async function helmRun(args: readonly string[], values: Values): Promise<Exit> {
-  const file = path.join(work, `values-${files++}.json`);
-  await writeFile(file, JSON.stringify(values));
-  const env = toolEnv(work);
-  return exec(helm, [...args, '--values', file], { cwd: ROOT, env });
-}
+const helm = chartHelm('chart-collect');
 
 function template(values: Values, namespace = 'trgc-system'): Promise<Exit> {
-  return helmRun(['template', 'gc', CHART, '--namespace', namespace], values);
+  return helm.template([values], { namespace });
 }
 
-async function renderYaml(values: Values): Promise<string> {
-  const exit = await template(values);
-  assert.equal(exit.code, 0, `helm template failed:\n${exit.stderr}`);
-  return exit.stdout;
-}
-
-async function render(values: Values = {}): Promise<Manifest[]> {
-  const parsed = (loadAllYaml(await renderYaml(values)) as (Manifest | null)[]).filter((object): object is Manifest => object !== null);
-  return JSON.parse(JSON.stringify(parsed)) as Manifest[];
-}
+const renderYaml = (values: Values): Promise<string> => helm.renderYaml([values]);
+const render = (values: Values = {}): Promise<Manifest[]> => helm.render<Manifest>([values]);
 
 function rulesOf(rules: V1PolicyRule[] | undefined): string[] {
   return (rules ?? []).map((rule) => `${(rule.apiGroups ?? []).join(',')} ${(rule.resources ?? []).join(',')} [${(rule.resourceNames ?? []).join(',')}] ${rule.verbs.join(',')}`).sort();
@@ -321,7 +284,7 @@ describe('bad collector values fail the render, each in one line that says what 
 
 describe('NOTES', () => {
   async function notes(values: Values): Promise<string> {
-    const exit = await helmRun(['install', 'gc', CHART, '--namespace', 'trgc-system', '--dry-run=client'], values);
+    const exit = await helm.run(['install', 'gc', CHART, '--namespace', 'trgc-system', '--dry-run=client'], [values]);
     assert.equal(exit.code, 0, exit.stderr);
     return exit.stdout.slice(exit.stdout.indexOf('NOTES:\n'));
   }

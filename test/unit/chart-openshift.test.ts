@@ -8,19 +8,14 @@
  * test/integration/chart.test.ts.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after, before, describe, it } from 'node:test';
-import { loadAllYaml } from '@kubernetes/client-node';
-import { ensureBinaries } from '../../harness/build.js';
-import { exec, toolEnv } from '../support/exec.js';
+import { describe, it } from 'node:test';
+import { chartHelm, type Values } from '../support/helm.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CHART = path.join(ROOT, 'chart');
 
-type Values = Record<string, unknown>;
 type Json = Record<string, unknown>;
 
 /** The values docs/install.md gives for OpenShift ("OpenShift"), and the same as `--set`. */
@@ -50,37 +45,11 @@ const MODES: readonly [string, Values][] = [
   ['shards, every collector', { shards: [{ name: 'a', namespaceSelector: 'shard=a' }, { name: 'b', namespaceSelector: 'shard=b', schedule: '47 * * * *' }], collect: ['pipelineresources', 'workspace-pvcs', 'affinity-assistants', 'pac-secrets'] }],
 ];
 
-let helm: string;
-let work: string;
-let files = 0;
-
-before(async () => {
-  work = await mkdtemp(path.join(tmpdir(), 'trgc-chart-openshift-'));
-  helm = (await ensureBinaries(['helm'])).helm;
-});
-
-after(async () => {
-  if (work !== undefined) await rm(work, { recursive: true, force: true });
-});
+const helm = chartHelm('chart-openshift');
 
 /** `helm template` with each values object as a file of its own, in order (JSON keeps null), then `extra`. */
-async function renderYaml(valueFiles: readonly Values[], extra: readonly string[] = []): Promise<string> {
-  const args = ['template', 'gc', CHART, '--namespace', 'trgc-system'];
-  for (const values of valueFiles) {
-    const file = path.join(work, `values-${files++}.json`);
-    await writeFile(file, JSON.stringify(values));
-    args.push('--values', file);
-  }
-  const env = toolEnv(work);
-  const exit = await exec(helm, [...args, ...extra], { cwd: ROOT, env });
-  assert.equal(exit.code, 0, `helm template failed:\n${exit.stderr}`);
-  return exit.stdout;
-}
-
-async function render(valueFiles: readonly Values[], extra: readonly string[] = []): Promise<Json[]> {
-  const parsed = (loadAllYaml(await renderYaml(valueFiles, extra)) as (Json | null)[]).filter((object): object is Json => object !== null);
-  return JSON.parse(JSON.stringify(parsed)) as Json[];
-}
+const renderYaml = (valueFiles: readonly Values[], extra: readonly string[] = []): Promise<string> => helm.renderYaml(valueFiles, { extra });
+const render = (valueFiles: readonly Values[], extra: readonly string[] = []): Promise<Json[]> => helm.render<Json>(valueFiles, { extra });
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
