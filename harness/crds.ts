@@ -97,6 +97,30 @@ export const PROMETHEUS_DURATION = '^(0|([0-9]+y)?([0-9]+w)?([0-9]+d)?([0-9]+h)?
 
 const STRING_MAP: V1JSONSchemaProps = { type: 'object', additionalProperties: { type: 'string' } };
 
+function objectSchema(required: readonly string[], properties: Record<string, V1JSONSchemaProps>): V1JSONSchemaProps {
+  return { type: 'object', required: [...required], properties };
+}
+
+/** One rule. It sits below `items`, which the client's model types as any: its keys go as they are, so int-or-string has its YAML spelling. */
+const RULE_SCHEMA = objectSchema(['expr'], {
+  alert: { type: 'string' },
+  record: { type: 'string' },
+  expr: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] } as V1JSONSchemaProps,
+  for: { type: 'string', pattern: PROMETHEUS_DURATION },
+  keep_firing_for: { type: 'string', minLength: 1, pattern: PROMETHEUS_DURATION },
+  labels: STRING_MAP,
+  annotations: STRING_MAP,
+});
+
+const RULE_GROUP_SCHEMA = objectSchema(['name'], {
+  name: { type: 'string', minLength: 1 },
+  interval: { type: 'string', pattern: PROMETHEUS_DURATION },
+  query_offset: { type: 'string', pattern: PROMETHEUS_DURATION },
+  limit: { type: 'integer' },
+  labels: STRING_MAP,
+  rules: { type: 'array', items: RULE_SCHEMA },
+});
+
 /**
  * The Prometheus Operator's PrometheusRule CRD (monitoring.coreos.com/v1), for the chart's
  * prometheusRule: written from the operator's own CRD file (v0.82), with a structural schema
@@ -118,54 +142,18 @@ export const PROMETHEUS_RULE_CRD: V1CustomResourceDefinition = {
         served: true,
         storage: true,
         schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            required: ['spec'],
-            properties: {
-              apiVersion: { type: 'string' },
-              kind: { type: 'string' },
-              metadata: { type: 'object' },
-              spec: {
-                type: 'object',
-                properties: {
-                  groups: {
-                    type: 'array',
-                    // The client's serializer knows these only by their TypeScript names (see crd() above).
-                    x_kubernetes_list_type: 'map',
-                    x_kubernetes_list_map_keys: ['name'],
-                    items: {
-                      type: 'object',
-                      required: ['name'],
-                      properties: {
-                        name: { type: 'string', minLength: 1 },
-                        interval: { type: 'string', pattern: PROMETHEUS_DURATION },
-                        query_offset: { type: 'string', pattern: PROMETHEUS_DURATION },
-                        limit: { type: 'integer' },
-                        labels: STRING_MAP,
-                        rules: {
-                          type: 'array',
-                          items: {
-                            type: 'object',
-                            required: ['expr'],
-                            properties: {
-                              alert: { type: 'string' },
-                              record: { type: 'string' },
-                              // Below `items`, which the client's model types as any, it sends keys as they are: the YAML spelling.
-                              expr: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
-                              for: { type: 'string', pattern: PROMETHEUS_DURATION },
-                              keep_firing_for: { type: 'string', minLength: 1, pattern: PROMETHEUS_DURATION },
-                              labels: STRING_MAP,
-                              annotations: STRING_MAP,
-                            },
-                          },
-                        },
-                      },
-                    },
-                  },
-                },
+          openAPIV3Schema: objectSchema(['spec'], {
+            apiVersion: { type: 'string' },
+            kind: { type: 'string' },
+            metadata: { type: 'object' },
+            spec: {
+              type: 'object',
+              properties: {
+                // Typed fields: the client's serializer knows these by their TypeScript names (see crd() above).
+                groups: { type: 'array', x_kubernetes_list_type: 'map', x_kubernetes_list_map_keys: ['name'], items: RULE_GROUP_SCHEMA },
               },
             },
-          },
+          }),
         },
       },
     ],
