@@ -81,7 +81,7 @@ export default defineConfig(
   {
     // Control characters on purpose: escape.ts finds them to escape them; tests read the
     // escape sequences a terminal gets.
-    files: ['src/escape.ts', 'test/**/*.ts'],
+    files: ['src/text/escape.ts', 'test/**/*.ts'],
     rules: {
       'no-control-regex': 'off',
     },

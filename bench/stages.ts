@@ -17,15 +17,15 @@
 // the stage marks alone.
 import { Writable } from 'node:stream';
 import { getHeapSpaceStatistics } from 'node:v8';
-import { parseConfig, passSettings } from '../src/config.js';
+import { parseConfig, passSettings } from '../src/cli/config.js';
 import { KubeCluster } from '../src/kube/cluster.js';
 import { loadConnection } from '../src/kube/connect.js';
 import { KubeHttp, httpOptions } from '../src/kube/http.js';
-import { createLogger } from '../src/log.js';
-import type { PassStage } from '../src/progress.js';
+import { createLogger } from '../src/ops/log.js';
+import type { PassStage } from '../src/ops/progress.js';
 import { renderReportChunks } from '../src/report/render.js';
-import { abortableSleep } from '../src/sleep.js';
-import { runPass } from '../src/sweep.js';
+import { abortableSleep } from '../src/process/sleep.js';
+import { runPass } from '../src/pass/sweep.js';
 
 const MIB = 1024 * 1024;
 const started = performance.now();

@@ -5,7 +5,7 @@
  * else (a CI log, a pipe) a line is written when the phase changes and every HEARTBEAT_MS
  * otherwise, so that a log stays short and still shows the build is alive.
  */
-import { progressWanted } from '../src/progress.js';
+import { progressWanted } from '../src/ops/progress.js';
 
 export type BuildPhase = 'resolving' | 'downloading' | 'compiling';
 

@@ -1,11 +1,11 @@
-// docs/cli.md from `tekton-resource-gc --help` (src/help.ts, its flags from src/flags.ts): `npm run docs:cli` writes it,
+// docs/cli.md from `tekton-resource-gc --help` (src/cli/help.ts, its flags from src/cli/flags.ts): `npm run docs:cli` writes it,
 // `npm run docs:cli -- --check` fails when it is not current, and test/unit/docs.test.ts
 // checks the committed one. The help text is the one source: the page is that text laid
 // out as Markdown, so the two cannot drift apart.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { helpText } from '../src/help.js';
+import { helpText } from '../src/cli/help.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI_DOC = path.join(ROOT, 'docs', 'cli.md');
@@ -44,7 +44,7 @@ function sections(help: string): { lead: string[]; byHeading: Map<string, string
 
 function section(byHeading: Map<string, string[]>, prefix: string): { heading: string; lines: string[] } {
   const found = [...byHeading.entries()].find(([heading]) => heading.startsWith(prefix));
-  if (found === undefined) throw new Error(`--help has no section "${prefix}...:": src/help.ts and harness/cli-doc.ts disagree`);
+  if (found === undefined) throw new Error(`--help has no section "${prefix}...:": src/cli/help.ts and harness/cli-doc.ts disagree`);
   return { heading: found[0], lines: found[1] };
 }
 
@@ -130,7 +130,7 @@ export function cliDoc(help: string): string {
 
   return `# Command line
 
-<!-- Written by \`npm run docs:cli\` from \`tekton-resource-gc --help\` (src/help.ts, its flags from src/flags.ts): edit those, not this file. -->
+<!-- Written by \`npm run docs:cli\` from \`tekton-resource-gc --help\` (src/cli/help.ts, its flags from src/cli/flags.ts): edit those, not this file. -->
 
 ${paragraphs(lead).map(escapeText).join('\n\n')}
 

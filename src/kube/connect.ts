@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { isIPv6 } from 'node:net';
 import yaml from 'js-yaml';
-import { redactUrl } from '../redact.js';
+import { redactUrl } from '../text/redact.js';
 import { KubeconfigError, type AuthHeaders, type Connection } from './connection.js';
 
 /** Where a pod's service account credentials are mounted. */

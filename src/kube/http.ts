@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { Connection } from './connection.js';
 import { CERTIFICATE_REJECTED, Interrupted, KubeError, isRetryable, type RequestPurpose } from './errors.js';
 import { ListScanner, MalformedListError, type OmitMember } from './listbody.js';
-import { abortableSleep } from '../sleep.js';
+import { abortableSleep } from '../process/sleep.js';
 
 /** How hard to try before a request counts as failed for good. */
 export interface RetryPolicy {

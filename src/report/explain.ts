@@ -8,7 +8,7 @@ import type { Explanation, RetentionFact } from '../core/explain.js';
 import { formatDuration, formatInstant } from '../core/retention.js';
 import { unusedFalseDetail } from '../core/rules.js';
 import type { LinkVia, ReferenceView, TargetRecord } from '../core/types.js';
-import { escapeControls, escapeControlsInJson } from '../escape.js';
+import { escapeControls, escapeControlsInJson } from '../text/escape.js';
 import { SIZED_KIND, toReportHolder } from './build.js';
 import { formatBytes } from './text.js';
 

@@ -1,5 +1,5 @@
 import { ALL_REASONS } from '../core/types.js';
-import { escapeControlsInJson } from '../escape.js';
+import { escapeControlsInJson } from '../text/escape.js';
 import { toReportHolder, toReportReference } from './build.js';
 import { RESULTS, type Report, type ReportItem, type ReportSummary } from './model.js';
 

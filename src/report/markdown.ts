@@ -1,5 +1,5 @@
 import { ALL_REASONS } from '../core/types.js';
-import { escapeControls } from '../escape.js';
+import { escapeControls } from '../text/escape.js';
 import { countResults } from './build.js';
 import { RESULTS, type Report, type ReportItem, type Result } from './model.js';
 import { bytesLine, describeHolders, describeReferences, describeResults, describeResultsWithReasons, formatBytes, planLine, plural } from './text.js';

@@ -1,6 +1,6 @@
-import { describeTrip } from '../breaker.js';
+import { describeTrip } from '../pass/breaker.js';
 import { ALL_REASONS, type Reason } from '../core/types.js';
-import { escapeControls } from '../escape.js';
+import { escapeControls } from '../text/escape.js';
 import { SIZED_KIND } from './build.js';
 import { RESULTS, type Report, type ReportHolder, type ReportItem, type ReportReference, type Result } from './model.js';
 

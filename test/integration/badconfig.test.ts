@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { FLAG_NAMES, envVarName } from '../../src/config.js';
+import { FLAG_NAMES, envVarName } from '../../src/cli/config.js';
 import { runCli, type CliResult } from '../support/cli.js';
 
 interface BadCase {

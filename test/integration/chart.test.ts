@@ -34,8 +34,8 @@ import {
 import { ensureBinaries } from '../../harness/build.js';
 import { startControlPlane, type ControlPlane, type Manifest as ObjectManifest } from '../../harness/controlplane.js';
 import { PROMETHEUS_RULE_CRD } from '../../harness/crds.js';
-import { FLAG_NAMES, envVarName, parseConfig, type Config, type FlagName } from '../../src/config.js';
-import { flagSpec } from '../../src/flags.js';
+import { FLAG_NAMES, envVarName, parseConfig, type Config, type FlagName } from '../../src/cli/config.js';
+import { flagSpec } from '../../src/cli/flags.js';
 import { parseDurationMs } from '../../src/core/retention.js';
 import { outcomes, reportOf, runCli, type CliResult } from '../support/cli.js';
 import { startGroupStore } from '../support/pushgateway.js';
@@ -51,7 +51,7 @@ const PACKAGE = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8
 };
 
 /**
- * Flags the chart deliberately does not set (no chart column in src/flags.ts): the pod has no report file and uses its own
+ * Flags the chart deliberately does not set (no chart column in src/cli/flags.ts): the pod has no report file and uses its own
  * credentials, and the CronJob itself schedules the passes (its own `schedule` and
  * `timeZone` values), so the collector never runs in schedule mode there. Its log is no
  * terminal (`progress`). A person writes a plan (`plan-file`: the pod's root is read-only)

@@ -10,7 +10,7 @@ import { startControlPlane, type ControlPlane } from '../../harness/controlplane
 import { PassedOverRuns, runsNeededBy } from '../../src/core/needed.js';
 import { KubeCluster } from '../../src/kube/cluster.js';
 import { DEFAULT_RETRY, KubeHttp } from '../../src/kube/http.js';
-import { RECHECK_INTERVAL_MS } from '../../src/deletephase.js';
+import { RECHECK_INTERVAL_MS } from '../../src/pass/deletephase.js';
 import { matches, startFaultProxy, type FaultProxy, type SeenRequest } from '../support/faultproxy.js';
 import { connectionFor, passInProcess } from '../support/pass.js';
 import { Seeder } from '../support/seed.js';

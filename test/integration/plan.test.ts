@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
-import type { Plan } from '../../src/plan.js';
+import type { Plan } from '../../src/pass/plan.js';
 import { matches, startFaultProxy, type FaultProxy } from '../support/faultproxy.js';
 import { passInProcess } from '../support/pass.js';
 import { Seeder } from '../support/seed.js';

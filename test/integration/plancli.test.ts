@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
-import type { Plan } from '../../src/plan.js';
+import type { Plan } from '../../src/pass/plan.js';
 import { reportOf, runCli, type CliResult } from '../support/cli.js';
 import { startFaultProxy, type FaultProxy } from '../support/faultproxy.js';
 import { Seeder } from '../support/seed.js';

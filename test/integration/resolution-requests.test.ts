@@ -27,7 +27,7 @@ import { hoursAgo, runStatus, type KubeObject, type RunStatusSpec } from '../sup
 
 const RESOLVER_TYPE_LABEL = 'resolution.tekton.dev/type';
 
-/** What a pass with `--min-age 0s` warns of in its report (src/sweep.ts). */
+/** What a pass with `--min-age 0s` warns of in its report (src/pass/sweep.ts). */
 const MIN_AGE_WARNING =
   "--min-age 0s is under a minute: Tekton resolves a run's references a few seconds after the run is created, so a target created for a run that is just starting may be deleted";
 

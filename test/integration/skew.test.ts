@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startControlPlane, type ControlPlane } from '../../harness/controlplane.js';
 import { configFor, connectionFor, passInProcess } from '../support/pass.js';
-import { decideBounded } from '../../src/decisions.js';
+import { decideBounded } from '../../src/pass/decisions.js';
 import type { Decision, Policy } from '../../src/core/types.js';
 import { KubeCluster, PER_NAMESPACE_READ_SHARE, type Scope } from '../../src/kube/cluster.js';
 import { KubeHttp, httpOptions } from '../../src/kube/http.js';

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { parseConfig, passSettings, type Config } from '../../src/config.js';
+import { parseConfig, passSettings, type Config } from '../../src/cli/config.js';
 import type { TargetRecord } from '../../src/core/types.js';
 import { KubeCluster } from '../../src/kube/cluster.js';
 import { loadConnection } from '../../src/kube/connect.js';
@@ -16,8 +16,8 @@ import type { Connection } from '../../src/kube/connection.js';
 import { KubeHttp, httpOptions, type TrafficStats } from '../../src/kube/http.js';
 import { renderJson } from '../../src/report/json.js';
 import type { ReportDocument } from '../../src/report/model.js';
-import { abortableSleep } from '../../src/sleep.js';
-import { runPass, type PassOutcome, type PassPlans, type SweepDeps } from '../../src/sweep.js';
+import { abortableSleep } from '../../src/process/sleep.js';
+import { runPass, type PassOutcome, type PassPlans, type SweepDeps } from '../../src/pass/sweep.js';
 import { assertValidReport } from './reportschema.js';
 
 export interface LogLine {

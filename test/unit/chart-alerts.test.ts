@@ -1,11 +1,11 @@
 /**
  * The chart's PrometheusRule and Grafana dashboard (`prometheusRule`, `grafanaDashboard`) as
  * `helm template` renders them, without a cluster: every metric each alert expression and
- * each dashboard query names is one the collector pushes (src/metrics.ts's own registry, not
+ * each dashboard query names is one the collector pushes (src/ops/metrics.ts's own registry, not
  * a copied list), with labels those metrics carry and label values they take, so that
  * renaming a metric, a label or a result in the code fails here; the rules select this
  * release's own group on the Pushgateway; the window of "has not run for 2 schedules" is
- * worked out from the schedule as src/cron.ts ticks it; both stay off by default (the
+ * worked out from the schedule as src/process/cron.ts ticks it; both stay off by default (the
  * default render's goldens: test/unit/chart-collect.test.ts).
  */
 import assert from 'node:assert/strict';
@@ -14,11 +14,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { before, describe, it } from 'node:test';
 import type { V1ConfigMap, V1CronJob } from '@kubernetes/client-node';
-import { parseConfig } from '../../src/config.js';
+import { parseConfig } from '../../src/cli/config.js';
 import { COLLECTOR_NAMES } from '../../src/core/collectors.js';
-import { parseCron, nextTick } from '../../src/cron.js';
-import { PUSH_PLANS, passKind, passMetrics } from '../../src/metrics.js';
-import { PUSH_JOB } from '../../src/pushgateway.js';
+import { parseCron, nextTick } from '../../src/process/cron.js';
+import { PUSH_PLANS, passKind, passMetrics } from '../../src/ops/metrics.js';
+import { PUSH_JOB } from '../../src/ops/pushgateway.js';
 import type { Exit } from '../support/exec.js';
 import { CHART, chartHelm, type Values } from '../support/helm.js';
 
@@ -63,7 +63,7 @@ function rulesOf(objects: readonly Manifest[]): Rule[] {
 type Pushed = Map<string, Map<string, Set<string>>>;
 
 /**
- * Every metric a pass pushes, from src/metrics.ts's own registry: a pass that ran as planned
+ * Every metric a pass pushes, from src/ops/metrics.ts's own registry: a pass that ran as planned
  * (the plan that pushes every metric) with every collector on, so that the bytes of claims
  * and every kind are there; no report, so that every reason and result is pushed at 0.
  */
@@ -83,7 +83,7 @@ async function pushedMetrics(): Promise<Pushed> {
 
 /**
  * The labels of the release's group on the Pushgateway, with job: the grouping its CronJob's
- * collector reads from its container (src/config.ts, as a pass does) and PUSH_JOB, which the
+ * collector reads from its container (src/cli/config.ts, as a pass does) and PUSH_JOB, which the
  * gateway sets on every series it serves.
  */
 function groupOf(objects: readonly Manifest[]): Map<string, string> {
@@ -383,7 +383,7 @@ describe('the PrometheusRule', () => {
       .map((rule) => Number(/> (\d+)$/.exec(rule.expr)?.[1] ?? /^(\d+)s$/.exec(rule.for ?? '')?.[1]));
   }
 
-  /** The longest gap between two ticks over 15 days from a Monday, in seconds, as src/cron.ts ticks the schedule. */
+  /** The longest gap between two ticks over 15 days from a Monday, in seconds, as src/process/cron.ts ticks the schedule. */
   function longestGap(schedule: string): number {
     const parsed = parseCron(schedule);
     assert.ok(parsed.ok, schedule);
@@ -399,7 +399,7 @@ describe('the PrometheusRule', () => {
     return gap / 1000;
   }
 
-  // Schedules, each a row: the chart's window must be the longest gap src/cron.ts finds, times missedSchedules, plus the deadlines.
+  // Schedules, each a row: the chart's window must be the longest gap src/process/cron.ts finds, times missedSchedules, plus the deadlines.
   const SCHEDULES: readonly string[] = [
     '17 * * * *', // the default
     '*/5 * * * *', '*/7 * * * *', '5/20 * * * ?', '0,45 * * * *', // minutes

@@ -12,9 +12,9 @@ import { describe, it } from 'node:test';
 import { loadYaml } from '@kubernetes/client-node';
 import { chartFlagsDrift, withChartFlags } from '../../harness/chart-flags.js';
 import { CHART_REPOSITORY, currentChartReadme, documentedValues } from '../../harness/chart-readme.js';
-import { DEFAULTS, LOG_LEVELS, MAX_PAGE_SIZE, MAX_RETRIES, PVC_FINALIZER_MODES, parseConfig, type Config } from '../../src/config.js';
+import { DEFAULTS, LOG_LEVELS, MAX_PAGE_SIZE, MAX_RETRIES, PVC_FINALIZER_MODES, parseConfig, type Config } from '../../src/cli/config.js';
 import { COLLECTOR_NAMES } from '../../src/core/collectors.js';
-import { FLAG_NAMES, flagSpec } from '../../src/flags.js';
+import { FLAG_NAMES, flagSpec } from '../../src/cli/flags.js';
 import { parseDurationMs, parseRetentionDuration } from '../../src/core/retention.js';
 import { OUTPUT_FORMATS, type Report, type ReportItem } from '../../src/report/model.js';
 import { summaryLine } from '../../src/report/text.js';
@@ -276,7 +276,7 @@ describe("the chart's mapping of values to flags (templates/_helpers.tpl)", () =
       return chart?.as === as ? [[chart.value, flag]] : [];
     });
 
-  it('is what npm run chart:flags writes from src/flags.ts now', () => {
+  it('is what npm run chart:flags writes from src/cli/flags.ts now', () => {
     const drift = chartFlagsDrift(HELPERS);
     assert.ok(drift === undefined, drift);
   });
@@ -284,12 +284,12 @@ describe("the chart's mapping of values to flags (templates/_helpers.tpl)", () =
   it('says which line differs and what to run when the mapping is edited by hand, and refuses a file without its markers', () => {
     const edited = HELPERS.replace('\nminAge: min-age\n', '\nminAge: min-age\nmaxAge: max-age\n');
     assert.notEqual(edited, HELPERS);
-    assert.match(chartFlagsDrift(edited) ?? '', /^chart\/templates\/_helpers\.tpl's flag mapping is not what src\/flags\.ts makes \(line \d+: has "maxAge: max-age", the table makes "retainFor: retain-for"\): run npm run chart:flags$/);
+    assert.match(chartFlagsDrift(edited) ?? '', /^chart\/templates\/_helpers\.tpl's flag mapping is not what src\/cli\/flags\.ts makes \(line \d+: has "maxAge: max-age", the table makes "retainFor: retain-for"\): run npm run chart:flags$/);
     assert.equal(withChartFlags(edited), HELPERS);
     assert.match(chartFlagsDrift(HELPERS.replace(/\{\{\/\* END generated[^\n]*\n/, '')) ?? '', /needs one BEGIN and one END line/);
   });
 
-  it("passes as variables exactly the flags src/flags.ts's chart column does, each from its value, in table order (the order of the container's variables)", () => {
+  it("passes as variables exactly the flags src/cli/flags.ts's chart column does, each from its value, in table order (the order of the container's variables)", () => {
     assert.deepEqual(mapping('settingFlags'), fromTable('env'));
   });
 

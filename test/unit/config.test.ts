@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { ConfigError, DEFAULTS, FLAG_NAMES, envVarName, parseConfig, type Config, type FlagName } from '../../src/config.js';
-import { helpText } from '../../src/help.js';
+import { ConfigError, DEFAULTS, FLAG_NAMES, envVarName, parseConfig, type Config, type FlagName } from '../../src/cli/config.js';
+import { helpText } from '../../src/cli/help.js';
 
 type Env = Record<string, string | undefined>;
 

@@ -18,7 +18,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CronExpressionParser } from 'cron-parser';
 import { DateTime } from 'luxon';
-import { nextTick, parseCron, parseGoDuration, parseStandard, type Cron } from '../../src/cron.js';
+import { nextTick, parseCron, parseGoDuration, parseStandard, type Cron } from '../../src/process/cron.js';
 
 const LOCAL = 'Etc/UTC';
 
@@ -463,7 +463,7 @@ describe('clock changes: what cron.ts adds to cron-parser so that the ticks are 
 });
 
 describe('documented differences: robfig slips on some clock-change days, cron.ts does not follow it', () => {
-  // Found by comparing the robfig port this module replaced (src/cron.ts before cron-parser)
+  // Found by comparing the robfig port this module replaced (src/process/cron.ts before cron-parser)
   // with it, 12,000 random schedules in eight zones started near clock changes: 11,971 agree,
   // and every difference left is one of these or the Chatham row above. Each row pins what
   // cron.ts does; the comment says what the port did, which robfig/cron v3.0.1 itself, run

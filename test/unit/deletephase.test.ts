@@ -18,12 +18,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Breaker, describeFailureKind } from '../../src/breaker.js';
-import { capBreaches, countedCandidates } from '../../src/caps.js';
+import { Breaker, describeFailureKind } from '../../src/pass/breaker.js';
+import { capBreaches, countedCandidates } from '../../src/pass/caps.js';
 import { decide } from '../../src/core/decide.js';
 import type { ClusterView, Decision, PodRecord, RunRecord, StatefulSetRecord, TargetRecord } from '../../src/core/types.js';
-import { decideBounded } from '../../src/decisions.js';
-import { RECHECK_INTERVAL_MS, deleteCandidates, redecide, refreshView, type DeletePhase, type DeletePhaseDeps } from '../../src/deletephase.js';
+import { decideBounded } from '../../src/pass/decisions.js';
+import { RECHECK_INTERVAL_MS, deleteCandidates, redecide, refreshView, type DeletePhase, type DeletePhaseDeps } from '../../src/pass/deletephase.js';
 import type { Remaining } from '../../src/kube/api.js';
 import type { ServedApis, TargetDeleteOutcome } from '../../src/kube/cluster.js';
 import { KubeError } from '../../src/kube/errors.js';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { cliDoc, currentCliDoc, parseFlags } from '../../harness/cli-doc.js';
-import { FLAG_NAMES, envVarName } from '../../src/config.js';
+import { FLAG_NAMES, envVarName } from '../../src/cli/config.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (file: string): string => readFileSync(path.join(ROOT, file), 'utf8');

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Decision, Reason } from '../../src/core/types.js';
-import { MAX_EVENTS_PER_PASS, REPORTING_CONTROLLER, namespaceEventFor, planEvents, plannedEventBody, type EventfulResult, type PlannedEvent } from '../../src/kube/events.js';
+import { MAX_EVENTS_PER_PASS, REPORTING_CONTROLLER, namespaceEventFor, planEvents, plannedEventBody, type EventfulResult, type PlannedEvent } from '../../src/ops/events.js';
 import { NOW, target } from '../fixtures/unit/records.js';
 
 function decision(namespace: string, name: string, reason: Reason = 'unreferenced'): Decision {

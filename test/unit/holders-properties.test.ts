@@ -20,7 +20,7 @@ import { COLLECTOR_NAMES, COLLECTORS, type CollectorName } from '../../src/core/
 import { decide } from '../../src/core/decide.js';
 import { toPodRecord, toStatefulSetRecord } from '../../src/core/holders.js';
 import type { ClusterView, Decision, RunRecord, TargetRecord } from '../../src/core/types.js';
-import { redecide } from '../../src/deletephase.js';
+import { redecide } from '../../src/pass/deletephase.js';
 import { affinityClaimObject, affinityStatefulSetObject, lrun, ownedClaimObject, ownerReference, pacSecretObject } from '../fixtures/unit/leftovers.js';
 import { NOW, POLICY } from '../fixtures/unit/records.js';
 

@@ -5,14 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, parseConfig, settingOrigin } from '../../src/config.js';
+import { ConfigError, parseConfig, settingOrigin } from '../../src/cli/config.js';
 import { collectableAt, type Collectable } from '../../src/core/collectable.js';
 import type { DecisionFacts } from '../../src/core/decide.js';
 import { explain, scopeVerdict, type ExplainInput } from '../../src/core/explain.js';
 import type { Decision, Reason } from '../../src/core/types.js';
-import { EVENT_REASONS, REPORTING_CONTROLLER, eventFor, eventName } from '../../src/kube/events.js';
-import { DELETION_RESULTS, passMetrics, pushUrl } from '../../src/metrics.js';
-import { TerminalProgress, progressLine } from '../../src/progress.js';
+import { EVENT_REASONS, REPORTING_CONTROLLER, eventFor, eventName } from '../../src/ops/events.js';
+import { DELETION_RESULTS, passMetrics, pushUrl } from '../../src/ops/metrics.js';
+import { TerminalProgress, progressLine } from '../../src/ops/progress.js';
 import { buildReport } from '../../src/report/build.js';
 import { renderExplanationJson, renderExplanationText } from '../../src/report/explain.js';
 import { DAY, HOUR, NOW, POLICY, activeRun, at, run, target } from '../fixtures/unit/records.js';

@@ -27,7 +27,7 @@ import {
   unlistedDecision,
   type Plan,
   type PlanSettings,
-} from '../../src/plan.js';
+} from '../../src/pass/plan.js';
 import { claim, lrun, pacSecret } from '../fixtures/unit/leftovers.js';
 import { HOUR, NOW, activeRun, run, target } from '../fixtures/unit/records.js';
 

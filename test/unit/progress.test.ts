@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { logDestination } from '../../src/log.js';
-import { CLEAR_LINE, TerminalProgress, progressLine, progressWanted, type PassStage, type ProgressMode } from '../../src/progress.js';
+import { logDestination } from '../../src/ops/log.js';
+import { CLEAR_LINE, TerminalProgress, progressLine, progressWanted, type PassStage, type ProgressMode } from '../../src/ops/progress.js';
 
 describe('progressWanted', () => {
   const rows: { row: string; mode: ProgressMode; isTTY: boolean | undefined; term: string | undefined; expect: boolean }[] = [

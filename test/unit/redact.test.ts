@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { redactUrl } from '../../src/redact.js';
+import { redactUrl } from '../../src/text/redact.js';
 
 describe('redactUrl', () => {
   const rows: [string, string, string][] = [

@@ -1,4 +1,4 @@
-// --report-file (src/reportfile.ts) on the real filesystem, in a temporary directory.
+// --report-file (src/ops/reportfile.ts) on the real filesystem, in a temporary directory.
 //
 // A rename that cannot replace its destination is made two ways. For real: a file
 // bind-mounted onto another (what a Kubernetes subPath or ConfigMap file is) refuses a
@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, describe, test } from 'node:test';
-import { replaceFile, writeReportFile, type ReportFileSystem } from '../../src/reportfile.js';
+import { replaceFile, writeReportFile, type ReportFileSystem } from '../../src/ops/reportfile.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 const root = mkdtempSync(join(tmpdir(), 'trgc-reportfile-'));
@@ -163,7 +163,7 @@ const NO_UNSHARE = UNSHARE ? false : 'needs a mount namespace (unshare -rm), whi
  * written through them stays in the files they bound.
  */
 function replaceInNamespace(mounts: string, file: string): { status: number | null; stderr: string } {
-  const code = `const { replaceFile } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'src/reportfile.ts')).href)}); await replaceFile(process.argv[1], ${JSON.stringify(REPORT)});`;
+  const code = `const { replaceFile } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'src/ops/reportfile.ts')).href)}); await replaceFile(process.argv[1], ${JSON.stringify(REPORT)});`;
   const script = `${mounts} && exec "$0" --import tsx --input-type=module -e "$1" "$2"`;
   const result = spawnSync('unshare', ['-rm', 'sh', '-c', script, process.execPath, code, file], { cwd: ROOT, encoding: 'utf8' });
   return { status: result.status, stderr: result.stderr };

@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseCron } from '../../src/cron.js';
-import type { Logger } from '../../src/log.js';
-import { MAX_COUNTED_SKIPS, nextTick, parseSchedule, parseTimeZone, planNextPass, runOnSchedule, type ScheduleDeps } from '../../src/schedule.js';
+import { parseCron } from '../../src/process/cron.js';
+import type { Logger } from '../../src/ops/log.js';
+import { MAX_COUNTED_SKIPS, nextTick, parseSchedule, parseTimeZone, planNextPass, runOnSchedule, type ScheduleDeps } from '../../src/process/schedule.js';
 
 const EXPECTED = 'expected five cron fields such as "17 * * * *" or "0 3 * * MON-FRI", or @hourly, @daily, @weekly, @monthly, @yearly, @every 6h';
 

@@ -4,10 +4,10 @@
  * reads one target and never deletes.
  */
 import { passSettings, settingOrigin, type Config, type TargetName } from './config.js';
-import { COLLECTORS } from './core/collectors.js';
-import { explain, scopeVerdict, type Explanation } from './core/explain.js';
-import type { KubeCluster, Scope } from './kube/cluster.js';
-import type { SweepDeps } from './sweep.js';
+import { COLLECTORS } from '../core/collectors.js';
+import { explain, scopeVerdict, type Explanation } from '../core/explain.js';
+import type { KubeCluster, Scope } from '../kube/cluster.js';
+import type { SweepDeps } from '../pass/sweep.js';
 
 /** `not-served`: the kind cannot be explained on this cluster, and `why` says so in one line. */
 export type ExplainOutcome = { kind: 'not-served'; why: string } | { kind: 'not-found' } | { kind: 'not-a-target'; why: string } | { kind: 'done'; explanation: Explanation };

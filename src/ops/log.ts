@@ -1,5 +1,5 @@
 import { pino, type Logger as PinoLogger } from 'pino';
-import { escapeControlsInJson } from './escape.js';
+import { escapeControlsInJson } from '../text/escape.js';
 
 /**
  * pino's levels, as --log-level takes them. Here, not in flags.ts, so that the logger imports

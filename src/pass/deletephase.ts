@@ -4,19 +4,19 @@
  * again only on such a view.
  */
 import { Breaker, describeTrip, type BreakerTrip } from './breaker.js';
-import { COLLECTOR_NAMES, collectorOf } from './core/collectors.js';
-import type { ClusterView, Decision, Holder, LeftoverTarget, PodRecord, Policy, RunRecord, StatefulSetRecord, TargetRecord } from './core/types.js';
-import { runOwnerNames } from './core/graph.js';
+import { COLLECTOR_NAMES, collectorOf } from '../core/collectors.js';
+import type { ClusterView, Decision, Holder, LeftoverTarget, PodRecord, Policy, RunRecord, StatefulSetRecord, TargetRecord } from '../core/types.js';
+import { runOwnerNames } from '../core/graph.js';
 import { decideBounded, logReadProblems } from './decisions.js';
-import type { Remaining } from './kube/api.js';
-import type { KubeCluster, Scope, ServedApis, TargetDeleteOutcome } from './kube/cluster.js';
-import { Interrupted, KubeError, isRetryable } from './kube/errors.js';
-import { DEFAULT_RETRY, RETRY_WINDOW_MS, retryDelayMs } from './kube/http.js';
-import type { Logger } from './log.js';
+import type { Remaining } from '../kube/api.js';
+import type { KubeCluster, Scope, ServedApis, TargetDeleteOutcome } from '../kube/cluster.js';
+import { Interrupted, KubeError, isRetryable } from '../kube/errors.js';
+import { DEFAULT_RETRY, RETRY_WINDOW_MS, retryDelayMs } from '../kube/http.js';
+import type { Logger } from '../ops/log.js';
 import { errorMessage } from './message.js';
-import type { Progress } from './progress.js';
-import type { ReportBreaker, Result } from './report/model.js';
-import { isAborted } from './signals.js';
+import type { Progress } from '../ops/progress.js';
+import type { ReportBreaker, Result } from '../report/model.js';
+import { isAborted } from '../process/signals.js';
 
 /**
  * A delete phase lasts as long as the candidates take at --qps (1000 at 20 per second: 50 s).

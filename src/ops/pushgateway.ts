@@ -6,7 +6,7 @@
  * (https://github.com/prometheus/pushgateway#url). Several installs that push to one
  * gateway must therefore differ in at least one label, or each pass erases the others'.
  */
-import type { Parsed } from './core/retention.js';
+import type { Parsed } from '../core/retention.js';
 
 /** The job every group of this collector is under; not a setting, so alerts can rely on it. */
 export const PUSH_JOB = 'tekton-resource-gc';

@@ -3,7 +3,7 @@ import { FLAG_NAMES, envVarName, flagSpec, shownDefault, type FlagName } from '.
 
 const INDENT = '      ';
 
-/** A flag as its row in src/flags.ts gives it: the heading, its help, its variable and its default or, without one, an example. */
+/** A flag as its row in src/cli/flags.ts gives it: the heading, its help, its variable and its default or, without one, an example. */
 function flagSection(flag: FlagName): string {
   const spec = flagSpec(flag);
   const heading = `  --${flag}${spec.value === undefined ? '' : ` ${spec.value}`}`;

@@ -2,8 +2,8 @@
  * Label selectors as the API server reads them (k8s.io/apimachinery/pkg/labels), checked
  * before a pass sends one, and the DNS-1123 subdomain that label key prefixes are.
  */
-import type { Parsed } from './core/retention.js';
-import { quote } from './redact.js';
+import type { Parsed } from '../core/retention.js';
+import { quote } from '../text/redact.js';
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 

@@ -24,12 +24,12 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Gauge, Registry } from 'prom-client';
-import { COLLECTORS, collectorOf, type CollectorName } from './core/collectors.js';
-import { actionFor } from './core/decide.js';
-import type { Reason, TargetKindName } from './core/types.js';
+import { COLLECTORS, collectorOf, type CollectorName } from '../core/collectors.js';
+import { actionFor } from '../core/decide.js';
+import type { Reason, TargetKindName } from '../core/types.js';
 import { KIND_LABEL, gatewayPathProblem, groupingPath, type GroupingLabel } from './pushgateway.js';
-import { SIZED_KIND } from './report/build.js';
-import { RESULTS, type Report } from './report/model.js';
+import { SIZED_KIND } from '../report/build.js';
+import { RESULTS, type Report } from '../report/model.js';
 
 const PREFIX = 'tekton_resource_gc';
 /** Results that say what became of a delete decision; `kept` is in decisions by reason. */

@@ -2,10 +2,10 @@
  * --pushgateway-url: a pass's metrics pushed at its end. metrics.ts (and prom-client with it)
  * is loaded only when a push is asked for.
  */
-import type { Config } from './config.js';
+import type { Config } from '../cli/config.js';
 import type { Logger } from './log.js';
 import type { PassFacts } from './metrics.js';
-import { redactUrl } from './redact.js';
+import { redactUrl } from '../text/redact.js';
 
 /** A push that fails is logged and leaves the exit status alone: the pass itself went as it went. */
 export async function pushPassMetrics(config: Pick<Config, 'pushgatewayUrl' | 'pushgatewayGrouping' | 'requestTimeoutMs'>, facts: PassFacts, log: Logger): Promise<void> {

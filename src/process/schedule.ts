@@ -21,8 +21,8 @@
  */
 import { DateTime, IANAZone } from 'luxon';
 import { DESCRIPTORS, cronFields, nextTick as cronNextTick, parseCron, type Cron } from './cron.js';
-import type { Parsed } from './core/retention.js';
-import type { Logger } from './log.js';
+import type { Parsed } from '../core/retention.js';
+import type { Logger } from '../ops/log.js';
 import { isAborted } from './signals.js';
 
 const SCHEDULE_EXAMPLES = 'five cron fields such as "17 * * * *" or "0 3 * * MON-FRI", or @hourly, @daily, @weekly, @monthly, @yearly, @every 6h';

@@ -1,6 +1,6 @@
-import { decide } from './core/decide.js';
-import type { ClusterView, Decision, Policy, RunRecord } from './core/types.js';
-import type { Logger } from './log.js';
+import { decide } from '../core/decide.js';
+import type { ClusterView, Decision, Policy, RunRecord } from '../core/types.js';
+import type { Logger } from '../ops/log.js';
 import { bounded } from './message.js';
 
 /** Longest found value shown in a log line: a fuzzed field can hold a megabyte. */

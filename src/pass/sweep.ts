@@ -1,23 +1,23 @@
 import { breachText, capBreaches } from './caps.js';
-import { DEFAULT_COLLECTORS, collectorOf, type Collector } from './core/collectors.js';
-import { RUN_KINDS, RUN_KIND_NAMES } from './core/kinds.js';
-import { PassedOverRuns, releasingOwners, runsNeededBy, targetStrings } from './core/needed.js';
-import { formatRetentionDuration } from './core/retention.js';
-import { isExcluded } from './core/scope.js';
-import type { ClusterView, Decision, Policy, TargetRecord } from './core/types.js';
-import type { Config, PassSettings } from './config.js';
+import { DEFAULT_COLLECTORS, collectorOf, type Collector } from '../core/collectors.js';
+import { RUN_KINDS, RUN_KIND_NAMES } from '../core/kinds.js';
+import { PassedOverRuns, releasingOwners, runsNeededBy, targetStrings } from '../core/needed.js';
+import { formatRetentionDuration } from '../core/retention.js';
+import { isExcluded } from '../core/scope.js';
+import type { ClusterView, Decision, Policy, TargetRecord } from '../core/types.js';
+import type { Config, PassSettings } from '../cli/config.js';
 import { decideBounded, logReadProblems, logWarnings } from './decisions.js';
 import { candidateNamespaces, deleteCandidates, holderNamespaces, redecide, refreshView, type DatedView } from './deletephase.js';
-import type { KubeCluster, Scope, ServedApis } from './kube/cluster.js';
-import { Interrupted } from './kube/errors.js';
-import { MAX_EVENTS_PER_PASS, planEvents, type EventfulResult, type PlannedEvent } from './kube/events.js';
-import type { Logger } from './log.js';
+import type { KubeCluster, Scope, ServedApis } from '../kube/cluster.js';
+import { Interrupted } from '../kube/errors.js';
+import { MAX_EVENTS_PER_PASS, planEvents, type EventfulResult, type PlannedEvent } from '../ops/events.js';
+import type { Logger } from '../ops/log.js';
 import { errorMessage } from './message.js';
 import { buildPlan, restrictToPlan, unlistedDecision, type Plan, type PlanCluster, type PlanSettings } from './plan.js';
-import type { Progress } from './progress.js';
-import { buildReport } from './report/build.js';
-import type { Report, ReportBreaker, ReportPlan, Result } from './report/model.js';
-import { isAborted } from './signals.js';
+import type { Progress } from '../ops/progress.js';
+import { buildReport } from '../report/build.js';
+import type { Report, ReportBreaker, ReportPlan, Result } from '../report/model.js';
+import { isAborted } from '../process/signals.js';
 
 /** What a pass needs from the outside world; tests and the CLI hand in real ones. */
 export interface SweepDeps {

@@ -1,4 +1,4 @@
-import { KubeError } from './kube/errors.js';
+import { KubeError } from '../kube/errors.js';
 
 /**
  * Longest message or warning a report item or log line carries. Messages quote the values

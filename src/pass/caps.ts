@@ -3,8 +3,8 @@
  * pass's candidates count, and which cap they exceed. Pure: the pass stops before its first
  * delete when one is exceeded (nothing deleted, every candidate aborted, exit 3).
  */
-import { collectorOf, type CollectorName } from './core/collectors.js';
-import type { Decision } from './core/types.js';
+import { collectorOf, type CollectorName } from '../core/collectors.js';
+import type { Decision } from '../core/types.js';
 
 export interface Caps {
   maxDeletions: number;

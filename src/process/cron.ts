@@ -30,7 +30,7 @@
  */
 import { CronExpression, CronExpressionParser, type CronFieldCollection } from 'cron-parser';
 import { DateTime, FixedOffsetZone, IANAZone } from 'luxon';
-import type { Parsed } from './core/retention.js';
+import type { Parsed } from '../core/retention.js';
 
 const SECOND_MS = 1_000;
 const MINUTE_MS = 60 * SECOND_MS;

@@ -4,7 +4,7 @@
  * admission webhook refusing deletes), the candidates left would fail alike, so the phase
  * stops sending them. Pure: the delete phase says what each settled delete came to.
  */
-import { KubeError } from './kube/errors.js';
+import { KubeError } from '../kube/errors.js';
 
 /** How a delete failed, as the breaker compares failures: `403 Forbidden`. */
 export interface FailureKind {

@@ -6,15 +6,15 @@
  * it (and docs/cli.md follows from --help), and harness/chart-flags.ts writes the chart's
  * mapping of values to flags from it (`npm run chart:flags`).
  */
-import { COLLECTOR_NAMES, COLLECTORS, DEFAULT_COLLECTORS, type CollectorName } from './core/collectors.js';
-import type { RetentionDuration } from './core/types.js';
-import { formatDuration, parseDurationMs, parseRetentionDuration, type Parsed } from './core/retention.js';
-import { RETRY_WINDOW_MS } from './kube/http.js';
-import { LOG_LEVELS, type LogLevel } from './log.js';
-import { gatewayPathProblem, parseGroupingLabel, type GroupingLabel } from './pushgateway.js';
-import { PROGRESS_MODES, type ProgressMode } from './progress.js';
-import { OUTPUT_FORMATS, type OutputFormat } from './report/model.js';
-import { parseSchedule, parseTimeZone } from './schedule.js';
+import { COLLECTOR_NAMES, COLLECTORS, DEFAULT_COLLECTORS, type CollectorName } from '../core/collectors.js';
+import type { RetentionDuration } from '../core/types.js';
+import { formatDuration, parseDurationMs, parseRetentionDuration, type Parsed } from '../core/retention.js';
+import { RETRY_WINDOW_MS } from '../kube/http.js';
+import { LOG_LEVELS, type LogLevel } from '../ops/log.js';
+import { gatewayPathProblem, parseGroupingLabel, type GroupingLabel } from '../ops/pushgateway.js';
+import { PROGRESS_MODES, type ProgressMode } from '../ops/progress.js';
+import { OUTPUT_FORMATS, type OutputFormat } from '../report/model.js';
+import { parseSchedule, parseTimeZone } from '../process/schedule.js';
 import { isDnsSubdomain, parseSelector } from './selector.js';
 
 /** The longest line of a flag's help, as the hand-wrapped rows keep to. */

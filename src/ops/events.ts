@@ -9,8 +9,8 @@
 import { hostname } from 'node:os';
 import { collectorOf } from '../core/collectors.js';
 import type { Decision, TargetKindName } from '../core/types.js';
-import { collectionPath, type ApiResource } from './api.js';
-import type { KubeHttp } from './http.js';
+import { collectionPath, type ApiResource } from '../kube/api.js';
+import type { KubeHttp } from '../kube/http.js';
 
 /** The controller named in every Event: `kubectl get events --field-selector reportingComponent=…`. */
 export const REPORTING_CONTROLLER = 'tekton-resource-gc.io/collector';

@@ -5,12 +5,12 @@
  * decisions to it. The digest is SHA-256 over the plan's canonical JSON.
  */
 import { createHash } from 'node:crypto';
-import { formatDuration, parseRetentionDuration } from './core/retention.js';
-import type { PassSettings } from './config.js';
-import { COLLECTOR_NAMES, COLLECTORS, DEFAULT_COLLECTORS, isCollectorName, type CollectorName } from './core/collectors.js';
-import { ALL_REASONS, type Decision, type Policy, type Reason, type TargetKindName, type TargetRecord } from './core/types.js';
-import { redactUrl } from './redact.js';
-import type { Result } from './report/model.js';
+import { formatDuration, parseRetentionDuration } from '../core/retention.js';
+import type { PassSettings } from '../cli/config.js';
+import { COLLECTOR_NAMES, COLLECTORS, DEFAULT_COLLECTORS, isCollectorName, type CollectorName } from '../core/collectors.js';
+import { ALL_REASONS, type Decision, type Policy, type Reason, type TargetKindName, type TargetRecord } from '../core/types.js';
+import { redactUrl } from '../text/redact.js';
+import type { Result } from '../report/model.js';
 
 export const PLAN_API_VERSION = 'tekton-resource-gc.io/v1';
 export const PLAN_KIND = 'GCPlan';

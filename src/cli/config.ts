@@ -15,8 +15,8 @@
  *   a silent override.
  * - `--help` and `--version` win over anything else on the command line.
  */
-import { COLLECTOR_NAMES, COLLECTORS, type CollectorName } from './core/collectors.js';
-import type { Policy } from './core/types.js';
+import { COLLECTOR_NAMES, COLLECTORS, type CollectorName } from '../core/collectors.js';
+import type { Policy } from '../core/types.js';
 import {
   FLAGS,
   FLAG_NAMES,
@@ -33,8 +33,8 @@ import {
   type FlagReader,
   type Parse,
 } from './flags.js';
-import type { Scope } from './kube/cluster.js';
-import { quote } from './redact.js';
+import type { Scope } from '../kube/cluster.js';
+import { quote } from '../text/redact.js';
 import { isDnsSubdomain } from './selector.js';
 import { nearestName } from './suggest.js';
 

@@ -1,5 +1,5 @@
 /** How a pass is stopped from outside: the signals that end it gracefully, then at once. */
-import type { Logger } from './log.js';
+import type { Logger } from '../ops/log.js';
 
 /**
  * SIGTERM (a CronJob's pod being stopped) or Ctrl-C: start no new delete, finish the ones
