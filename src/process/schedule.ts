@@ -20,7 +20,8 @@
  *   starting deletes as it always does, and the process ends after it with its status.
  */
 import { DateTime, IANAZone } from 'luxon';
-import { DESCRIPTORS, cronFields, nextTick as cronNextTick, parseCron, type Cron } from './cron.js';
+import { nextTick as cronNextTick, parseCron, type Cron } from './cron.js';
+import { DESCRIPTORS, cronFields } from './cronspec.js';
 import type { Parsed } from '../core/retention.js';
 import type { Logger } from '../ops/log.js';
 import { isAborted } from './signals.js';

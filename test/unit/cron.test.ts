@@ -1,5 +1,5 @@
 /**
- * cron.ts (cron-parser, wrapped) against robfig/cron v3.0.1's own tests, the library
+ * cronspec.ts (the API server's check) and cron.ts (cron-parser, wrapped) against robfig/cron v3.0.1's own tests, the library
  * Kubernetes' CronJob controller computes ticks with. Rows are copied verbatim from
  * https://github.com/robfig/cron/blob/v3.0.1/spec_test.go (TestActivation, TestNext,
  * TestNextWithTz, TestErrors, TestSlash0NoHang),
@@ -18,7 +18,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CronExpressionParser } from 'cron-parser';
 import { DateTime } from 'luxon';
-import { nextTick, parseCron, parseGoDuration, parseStandard, type Cron } from '../../src/process/cron.js';
+import { nextTick, parseCron, type Cron } from '../../src/process/cron.js';
+import { parseGoDuration, parseStandard } from '../../src/process/cronspec.js';
 
 const LOCAL = 'Etc/UTC';
 
