@@ -22,7 +22,7 @@
 import { CronExpression, CronExpressionParser, type CronFieldCollection } from 'cron-parser';
 import { DateTime, FixedOffsetZone, IANAZone } from 'luxon';
 import type { Parsed } from '../core/retention.js';
-import { dayMatches, neverMatches, parseStandard, refuse, type CronFields, type EveryDelay } from './cronspec.js';
+import { FIELD_NAMES, dayMatches, parseStandard, refuse, type CronFields, type EveryDelay } from './cronspec.js';
 
 const SECOND_MS = 1_000;
 const MINUTE_MS = 60 * SECOND_MS;
@@ -77,6 +77,28 @@ export function normalised(spec: CronFields): string {
   return [spec.minute, spec.hour, spec.dayOfMonth, spec.month, spec.dayOfWeek]
     .map((field) => (field.star ? '*' : [...field.values].sort((a, b) => a - b).join(',')))
     .join(' ');
+}
+
+const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Why no tick ever comes, or undefined. robfig takes a field of only commas (no value) and
+ * a day that no month it names has, and its `Next` then answers "none within five years"
+ * (cron-parser refuses both). Checked here, to say why in one line.
+ * Every pairing of a day of month with a day of week comes in some year, so trying them all
+ * is enough.
+ */
+function neverMatches(cron: CronFields): string | undefined {
+  const fields = [cron.minute, cron.hour, cron.dayOfMonth, cron.month, cron.dayOfWeek];
+  for (const [index, field] of fields.entries()) {
+    if (field.values.size === 0) return `the ${FIELD_NAMES[index] ?? ''} field names no value`;
+  }
+  for (const month of cron.month.values) {
+    for (let day = 1; day <= (DAYS_IN_MONTH[month - 1] ?? 31); day++) {
+      for (let weekday = 0; weekday < 7; weekday++) if (dayMatches(cron, { day, weekday })) return undefined;
+    }
+  }
+  return 'no date matches it: none of its days of month is in any of its months';
 }
 
 /** robfig's `Next` looks five years ahead, no further; so does this (only Feb 29 near 2100 reaches it). */

@@ -64,6 +64,9 @@ const MONTH: Bounds = {
 const DAY_OF_WEEK: Bounds = { name: 'day of week', min: 0, max: 6, names: { sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6 } };
 const FIELD_BOUNDS = [MINUTE, HOUR, DAY_OF_MONTH, MONTH, DAY_OF_WEEK] as const;
 
+/** The fields' names, in order, as errors say them. */
+export const FIELD_NAMES: readonly string[] = FIELD_BOUNDS.map((bounds) => bounds.name);
+
 /** robfig's descriptors written out; each parses to the bitsets `parseDescriptor` builds. */
 export const DESCRIPTORS: Readonly<Record<string, string>> = {
   '@yearly': '0 0 1 1 *',
@@ -249,26 +252,4 @@ export function dayMatches(cron: Pick<CronFields, 'dayOfMonth' | 'dayOfWeek'>, w
   const byDay = cron.dayOfMonth.values.has(wall.day);
   const byWeekday = cron.dayOfWeek.values.has(wall.weekday);
   return cron.dayOfMonth.star || cron.dayOfWeek.star ? byDay && byWeekday : byDay || byWeekday;
-}
-
-const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/**
- * Why no tick ever comes, or undefined. robfig takes a field of only commas (no value) and
- * a day that no month it names has, and its `Next` then answers "none within five years"
- * (cron-parser refuses both). Checked here, to say why in one line.
- * Every pairing of a day of month with a day of week comes in some year, so trying them all
- * is enough.
- */
-export function neverMatches(cron: CronFields): string | undefined {
-  const fields = [cron.minute, cron.hour, cron.dayOfMonth, cron.month, cron.dayOfWeek];
-  for (const [index, field] of fields.entries()) {
-    if (field.values.size === 0) return `the ${FIELD_BOUNDS[index]?.name ?? ''} field names no value`;
-  }
-  for (const month of cron.month.values) {
-    for (let day = 1; day <= (DAYS_IN_MONTH[month - 1] ?? 31); day++) {
-      for (let weekday = 0; weekday < 7; weekday++) if (dayMatches(cron, { day, weekday })) return undefined;
-    }
-  }
-  return 'no date matches it: none of its days of month is in any of its months';
 }
