@@ -1,5 +1,5 @@
 /**
- * The young generation kept at its first size, for plain `node` as for the image.
+ * The young generation kept small, for plain `node` as the image's flags keep it.
  *
  * A pass keeps a record of every target and run it lists, so much of what V8's scavenges see
  * survives them, and V8 doubles each semi-space each time the bytes that survived since its
@@ -10,9 +10,9 @@
  *
  * V8 reads `--semi-space-growth-factor` each time it grows the young generation (new-spaces.cc,
  * `SemiSpaceNewSpace::Grow`: the new size is the factor times the current one, capped), not
- * once at start as it reads the semi-space sizes, so setting it to 1 when the process starts
- * leaves the young generation at its first size: more scavenges (each of 1 MiB), none of the
- * 30 MiB. An operator's own young-generation flag, on the command line or in NODE_OPTIONS, wins:
+ * once at start as it reads the semi-space sizes, so setting it to 1 before the first pass
+ * leaves the young generation at the size it has then (2 MiB a semi-space: it grows once while
+ * the modules load): more scavenges, each of 2 MiB, and none of the 28 MiB more. An operator's own young-generation flag, on the command line or in NODE_OPTIONS, wins:
  * then nothing is set.
  */
 import { setFlagsFromString } from 'node:v8';
