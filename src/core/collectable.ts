@@ -47,10 +47,17 @@ const LIFTED: { readonly [R in Reason]: Lifted } = {
   'runs-finished': { by: 'nothing' },
   'owner-gone': { by: 'nothing' },
   unreferenced: { by: 'nothing' },
+  'run-active': { by: 'change', until: 'the run has finished' },
+  'results-not-stored': { by: 'change', until: 'Tekton Results has stored it (results.tekton.dev/stored: "true")' },
+  'history-kept': { by: 'change', until: 'enough newer runs of its outcome finish in its group' },
+  'history-exceeded': { by: 'nothing' },
+  'ttl-expired': { by: 'nothing' },
+  'ttl-not-reached': { by: 'time' },
+  'no-run-policy': { by: 'change', until: 'a history limit or a run TTL applies to it' },
 };
 
 /** Rule order of the time bounds: on a tie, the later rule is named (the decision would name it last). */
-const TIME_BOUNDS: readonly TimeBound[] = ['min-age', 'retain-until', 'retain-for'];
+const TIME_BOUNDS: readonly TimeBound[] = ['min-age', 'retain-until', 'retain-for', 'run-ttl'];
 
 export function collectableAt(reason: Reason, ends: DecisionFacts['ends']): Collectable {
   const lifted = LIFTED[reason];

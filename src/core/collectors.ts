@@ -6,7 +6,7 @@
  * (docs/spec.md, "The decision" for PipelineResources, "Leftovers" for the others.)
  */
 import type { Rule } from './facts.js';
-import { TARGET_KIND, type ApiKind } from './kinds.js';
+import { RUN_KINDS, TARGET_KIND, type ApiKind } from './kinds.js';
 import { AFFINITY_ASSISTANT_COMPONENT, COMPONENT_LABEL, MANAGED_BY_LABEL, PAC_MANAGED_BY, RESOLVER_TYPE_LABEL } from './labels.js';
 import { toClaimTarget, toPacSecretTarget, toResolutionRequestTarget, toStatefulSetTarget } from './markers.js';
 import {
@@ -26,12 +26,16 @@ import {
   userClaimed,
 } from './rules.js';
 import { toTargetRecord } from './runs.js';
-import { LEFTOVER_REASONS, REASONS, RESOLUTION_REASONS, type Reason, type TargetKindName, type TargetRecord } from './types.js';
+import { toRunTargetRecord } from './runtargets.js';
+import { LEFTOVER_REASONS, REASONS, RESOLUTION_REASONS, RUN_REASONS, type Reason, type TargetKindName, type TargetRecord } from './types.js';
 
 export type { TargetKindName } from './types.js';
 
-/** Every collector, in the order a pass deletes: a StatefulSet before the claim it names. */
-export const COLLECTOR_NAMES = ['pipelineresources', 'affinity-assistants', 'pac-secrets', 'workspace-pvcs', 'resolution-requests'] as const;
+/**
+ * Every collector, in the order a pass deletes: a StatefulSet before the claim it names, and
+ * runs last, after what they leave behind was decided while they still existed.
+ */
+export const COLLECTOR_NAMES = ['pipelineresources', 'affinity-assistants', 'pac-secrets', 'workspace-pvcs', 'resolution-requests', 'pipelineruns', 'taskruns'] as const;
 export type CollectorName = (typeof COLLECTOR_NAMES)[number];
 
 /** The collectors a pass runs when `--collect` is not given: PipelineResources only, as before leftovers existed. */
@@ -61,6 +65,13 @@ export interface HeldBy {
 export interface Collector {
   name: CollectorName;
   kind: TargetKindName;
+  /**
+   * How its targets are decided: each alone by the rows of its table (`rules`, decide.ts), or
+   * (`history`) all of its kind together, by their history per group (history.ts). A `history`
+   * collector's targets are the listed runs themselves: they are read from the pass's one run
+   * listing (not listed again), and `rules`, `links` and `heldBy` are empty.
+   */
+  decides: 'rules' | 'history';
   /** What it collects, as `--help` says it after its name, e.g. `(PipelineResources)`. */
   describes: string;
   /** The KIND word of `explain KIND/NAMESPACE/NAME`. */
@@ -116,6 +127,7 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
   pipelineresources: {
     name: 'pipelineresources',
     kind: 'PipelineResource',
+    decides: 'rules',
     describes: 'PipelineResources',
     explainWord: 'pipelineresource',
     api: TARGET_KIND,
@@ -132,6 +144,7 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
   },
   'affinity-assistants': {
     name: 'affinity-assistants',
+    decides: 'rules',
     kind: 'StatefulSet',
     describes: 'the StatefulSets of affinity assistants',
     explainWord: 'statefulset',
@@ -151,6 +164,7 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
   },
   'pac-secrets': {
     name: 'pac-secrets',
+    decides: 'rules',
     kind: 'Secret',
     describes: 'the pac-gitauth-* Secrets of Pipelines-as-Code, read as metadata only, never their data',
     explainWord: 'secret',
@@ -170,6 +184,7 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
   },
   'workspace-pvcs': {
     name: 'workspace-pvcs',
+    decides: 'rules',
     kind: 'PersistentVolumeClaim',
     describes: "PersistentVolumeClaims Tekton made for a run's workspaces or its affinity assistant",
     explainWord: 'pvc',
@@ -187,6 +202,7 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
   },
   'resolution-requests': {
     name: 'resolution-requests',
+    decides: 'rules',
     kind: 'ResolutionRequest',
     describes: 'the ResolutionRequests of remote pipelineRefs, taskRefs and StepActions, read as metadata only',
     explainWord: 'resolutionrequest',
@@ -205,7 +221,35 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
     heldBy: {},
     reads: reads({}),
   },
+  pipelineruns: runCollector('pipelineruns', 'PipelineRun', 'finished PipelineRuns, by history per Pipeline and age', 'pipelinerun'),
+  taskruns: runCollector('taskruns', 'TaskRun', 'finished standalone TaskRuns (one a PipelineRun owns goes with it), by history per Task and age', 'taskrun'),
 };
+
+/**
+ * A run collector (docs/spec.md, "Runs"): its targets are the runs the pass lists anyway, and
+ * their version is the one the run listing reads through (kube/cluster.ts discover); `api`
+ * names v1, as an Event's regarding object does.
+ */
+function runCollector(name: CollectorName, kind: 'PipelineRun' | 'TaskRun', describes: string, explainWord: string): Collector {
+  return {
+    name,
+    kind,
+    decides: 'history',
+    describes,
+    explainWord,
+    api: { group: RUN_KINDS[kind].group, version: 'v1', plural: RUN_KINDS[kind].plural, kind },
+    metadataOnly: false,
+    toRecord: (obj) => toRunTargetRecord(obj, kind),
+    rules: [],
+    table: RUN_REASONS,
+    links: [],
+    ownerRun: false,
+    releasedByStoredSpec: false,
+    runProblems: 'references',
+    heldBy: {},
+    reads: reads({}),
+  };
+}
 
 const BY_KIND: ReadonlyMap<TargetKindName, Collector> = new Map(Object.values(COLLECTORS).map((collector) => [collector.kind, collector]));
 

@@ -6,6 +6,7 @@
 import { COLLECTOR_NAMES, COLLECTORS, collectorOf, type Collector } from './collectors.js';
 import type { DecisionFacts, EffectiveRetainFor, OwnerRetain, RuleEnd, TargetFacts, UnreadableRun, Verdict } from './facts.js';
 import { buildGraph, compareText, type ReferenceGraph } from './graph.js';
+import { decideRuns, type RunDecisionWithFacts } from './history.js';
 import { parseTimestampMs, readNamespaceRetain, readTargetRetention, retainValues, retentionKeys } from './retention.js';
 import { holdersShown, unreferenced } from './rules.js';
 import { EMPTY_LIST, type Action, type ClusterView, type Decision, type Policy, type Reason, type ReferenceView, type RetentionDuration, type TargetKindName, type TargetRecord } from './types.js';
@@ -26,9 +27,15 @@ export function decide(view: ClusterView, policy: Policy, now: Date): Decision[]
   return decideEach(view, policy, now, (decided) => decided.decision).sort(byTarget);
 }
 
-/** decide(), each decision with the facts it stands on (for `explain`). */
+/** decide(), each decision with the facts it stands on (for `explain`); a run's are history.ts's (runDecisionsIn). */
 export function decideWithFacts(view: ClusterView, policy: Policy, now: Date): DecisionWithFacts[] {
-  return decideEach(view, policy, now, (decided) => decided).sort((a, b) => byTarget(a.decision, b.decision));
+  return decideEach(view, policy, now, (decided) => decided)
+    .filter((decided): decided is DecisionWithFacts => !isRunDecision(decided))
+    .sort((a, b) => byTarget(a.decision, b.decision));
+}
+
+function isRunDecision(decided: DecisionWithFacts | RunDecisionWithFacts): decided is RunDecisionWithFacts {
+  return collectorOf(decided.decision.target.kind).decides === 'history';
 }
 
 /**
@@ -37,7 +44,7 @@ export function decideWithFacts(view: ClusterView, policy: Policy, now: Date): D
  * its Pod still may, rule 7). The delete phase deletes in the same order and re-checks each
  * claim against the StatefulSets listed again, so a StatefulSet that survives still holds it.
  */
-function decideEach<T>(view: ClusterView, policy: Policy, now: Date, keep: (decided: DecisionWithFacts) => T): T[] {
+function decideEach<T>(view: ClusterView, policy: Policy, now: Date, keep: (decided: DecisionWithFacts | RunDecisionWithFacts) => T): T[] {
   const holders = { ...(view.pods !== undefined && { pods: view.pods }), ...(view.statefulSets !== undefined && { statefulSets: view.statefulSets }) };
   const ownerNamed = view.targets.filter((target) => collectorOf(target.kind).links.includes('owner-name'));
   const pass: Pass = { view, graph: buildGraph(view.runs, holders, ownerNamed), policy, nowMs: now.getTime(), released: new Set() };
@@ -52,6 +59,11 @@ function decideEach<T>(view: ClusterView, policy: Policy, now: Date, keep: (deci
   const decided: T[] = [];
   for (const name of COLLECTOR_NAMES) {
     const collector = COLLECTORS[name];
+    if (collector.decides === 'history') {
+      // A run's decision reads the other runs of its group: all of its kind at once (history.ts).
+      for (const one of decideRuns(byKind.get(collector.kind) ?? [], view.namespaces, policy, pass.nowMs, keep)) decided.push(one);
+      continue;
+    }
     for (const target of byKind.get(collector.kind) ?? []) {
       const one = decideTarget(gatherFacts(target, collector, pass), collector);
       if (tracksReleases && one.decision.action === 'delete') pass.released.add(target.uid);
@@ -185,7 +197,14 @@ export function actionFor(reason: Reason): Action {
     case 'too-young':
     case 'retain-until':
     case 'retain-for':
+    case 'run-active':
+    case 'results-not-stored':
+    case 'history-kept':
+    case 'ttl-not-reached':
+    case 'no-run-policy':
       return 'keep';
+    case 'history-exceeded':
+    case 'ttl-expired':
     case 'resolution-stored':
     case 'runs-finished':
     case 'owner-gone':

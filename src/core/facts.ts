@@ -7,8 +7,8 @@
 import type { RetentionValue } from './retention.js';
 import type { PodRecord, ReadProblem, Reason, ReferenceView, RetentionDuration, RunRecord, StatefulSetRecord, TargetRecord } from './types.js';
 
-/** The rules that time alone lifts (PipelineResources 6-8, leftovers 9-11), each named by the setting it reads. */
-export type TimeBound = 'min-age' | 'retain-until' | 'retain-for';
+/** The rules that time alone lifts (PipelineResources 6-8, leftovers 9-11, runs 5-7 and the run TTL), each named by the setting it reads. */
+export type TimeBound = 'min-age' | 'retain-until' | 'retain-for' | 'run-ttl';
 
 /**
  * When a rule that time lifts stops keeping the target: an instant (epoch ms), `never`
@@ -48,7 +48,7 @@ export interface DecisionFacts {
   /** The target's own `retain-for`, else the policy's; undefined when neither is set. */
   retainFor: EffectiveRetainFor | undefined;
   /** When each rule that time lifts stops keeping the target; a rule that does not apply is absent. Those rules compare now with these. */
-  ends: { readonly 'min-age': RuleEnd; readonly 'retain-until'?: number; readonly 'retain-for'?: RuleEnd };
+  ends: { readonly 'min-age': RuleEnd; readonly 'retain-until'?: number; readonly 'retain-for'?: RuleEnd; readonly 'run-ttl'?: RuleEnd };
 }
 
 /** What holds a leftover (rules 7 and 8). */

@@ -123,7 +123,7 @@ export const retainUntil: Rule = ({ retainUntil: until, ends, nowMs }) => {
  * not elapsed since the newest completion among its linked runs, or since its creation when
  * none is known.
  */
-export const retainFor: Rule = ({ retainFor: setting, ends, nowMs, lastFinishMs, createdMs }) => {
+export const retainFor: Rule = ({ retainFor: setting, ends, nowMs, lastFinishMs, createdMs, target }) => {
   const end = ends['retain-for'];
   if (setting === undefined || end === undefined || !stillKeeps(end, nowMs)) return null;
   const setBy = setting.setBy === 'target' ? `${setting.own.source} ${setting.own.key}` : 'the global retain-for';
@@ -134,7 +134,7 @@ export const retainFor: Rule = ({ retainFor: setting, ends, nowMs, lastFinishMs,
   if (end === 'unknown' || since === undefined) {
     return { reason: 'retain-for', message: `retain-for ${duration} (${setBy}) counts from its creation, whose time cannot be read` };
   }
-  const from = lastFinishMs === undefined ? `its creation at ${formatInstant(since)}` : `the last run finishing at ${formatInstant(since)}`;
+  const from = lastFinishMs === undefined ? `its creation at ${formatInstant(since)}` : target.run !== undefined ? `its completion at ${formatInstant(since)}` : `the last run finishing at ${formatInstant(since)}`;
   return { reason: 'retain-for', message: `retain-for ${duration} (${setBy}) lasts until ${formatInstant(end)}, counted from ${from}` };
 };
 

@@ -11,7 +11,7 @@ export type RunState = 'pending' | 'running' | 'succeeded' | 'failed' | 'cancell
 export type RunKindName = 'PipelineRun' | 'TaskRun';
 
 /** The kinds of object the collectors delete, one collector each (collectors.ts). */
-export type TargetKindName = 'PipelineResource' | 'StatefulSet' | 'Secret' | 'PersistentVolumeClaim' | 'ResolutionRequest';
+export type TargetKindName = 'PipelineResource' | 'StatefulSet' | 'Secret' | 'PersistentVolumeClaim' | 'ResolutionRequest' | RunKindName;
 
 /** An ownerReference, reduced to what identifies the owner. */
 export interface OwnerRef {
@@ -73,6 +73,22 @@ export interface TargetRecord {
   finalizers?: readonly string[];
   /** Set on leftovers only: what their marker and rules read. */
   leftover?: LeftoverTarget;
+  /** Set on runs only (the pipelineruns and taskruns collectors): what history.ts reads of the run itself. */
+  run?: RunTarget;
+}
+
+/**
+ * What the runs' decision (history.ts) reads of a run that is a target, beyond its metadata:
+ * its own state as readRunState reads it (runs.ts). Its labels and annotations, in the
+ * TargetRecord, are only those a retention, run-policy or group rule reads (history.ts
+ * isRunPolicyKey), and the same map is shared by every run that carries the same ones.
+ */
+export interface RunTarget {
+  state: RunState;
+  /** status.completionTime, when finished. */
+  finishedAt?: string;
+  /** What could not be read of its status: it counts as running (`run-active`). */
+  unreadable?: string;
 }
 
 /** What a run names in its workspaces: claims (`persistentVolumeClaim.claimName`) and Secrets (`secret.secretName`). */
@@ -184,7 +200,8 @@ export const REASONS: readonly Reason[] = [
 /**
  * Every reason code, in one order that keeps each table's (the leftovers' holds the
  * PipelineResources', the ResolutionRequests' is the leftovers' less the holders and with
- * `resolution-stored`): for counts and listings across kinds.
+ * `resolution-stored`, the runs' is the retention rows and its own): for counts and listings
+ * across kinds.
  */
 export const ALL_REASONS = [
   'retained',
@@ -195,22 +212,55 @@ export const ALL_REASONS = [
   'referenced-by-active-run',
   'in-use-by-pod',
   'in-use-by-statefulset',
+  'run-active',
   'too-young',
   'retain-until',
   'retain-for',
+  'results-not-stored',
   'resolution-stored',
   'runs-finished',
   'owner-gone',
   'unreferenced',
+  // The runs' table only (docs/spec.md, "Runs"), with run-active and results-not-stored above.
+  'history-kept',
+  'history-exceeded',
+  'ttl-expired',
+  'ttl-not-reached',
+  'no-run-policy',
 ] as const;
 
 export type Reason = (typeof ALL_REASONS)[number];
 
+/** The codes only the runs' table has. */
+const RUN_ONLY_REASONS: ReadonlySet<Reason> = new Set(['run-active', 'results-not-stored', 'history-kept', 'history-exceeded', 'ttl-expired', 'ttl-not-reached', 'no-run-policy']);
+
 /** Reason codes of the leftovers' decision table (docs/spec.md, "Leftovers"), in rule order: the PipelineResources' codes in their order, and four more. */
-export const LEFTOVER_REASONS: readonly Reason[] = ALL_REASONS.filter((reason) => reason !== 'resolution-stored');
+export const LEFTOVER_REASONS: readonly Reason[] = ALL_REASONS.filter((reason) => reason !== 'resolution-stored' && !RUN_ONLY_REASONS.has(reason));
 
 /** Reason codes of the ResolutionRequests' table (docs/spec.md, "ResolutionRequests"), in rule order: nothing but a run holds a request, and a run that stored what it resolved releases it. */
-export const RESOLUTION_REASONS: readonly Reason[] = ALL_REASONS.filter((reason) => reason !== 'user-claimed' && reason !== 'in-use-by-pod' && reason !== 'in-use-by-statefulset');
+export const RESOLUTION_REASONS: readonly Reason[] = ALL_REASONS.filter(
+  (reason) => reason !== 'user-claimed' && reason !== 'in-use-by-pod' && reason !== 'in-use-by-statefulset' && !RUN_ONLY_REASONS.has(reason),
+);
+
+/**
+ * Reason codes of the runs' table (docs/spec.md, "Runs"), in rule order: the retention rows
+ * every table has, then the run's own state, age, Results and history.
+ */
+export const RUN_REASONS: readonly Reason[] = [
+  'retained',
+  'namespace-retained',
+  'retention-invalid',
+  'run-active',
+  'too-young',
+  'retain-until',
+  'retain-for',
+  'results-not-stored',
+  'history-kept',
+  'history-exceeded',
+  'ttl-expired',
+  'ttl-not-reached',
+  'no-run-policy',
+];
 
 export type Action = 'keep' | 'delete';
 
@@ -264,6 +314,43 @@ export interface Policy {
   minAgeMs: number;
   /** Global retain-for; a target's own label or annotation wins. `undefined`: none. */
   retainFor?: RetentionDuration;
+  /** What the run collectors decide with (history.ts); absent: no limit, no TTL, no group label, Results not required. */
+  runs?: RunPolicy;
+}
+
+/** The limits a run's history is decided by; each absent when not set where it is read. */
+export interface RunLimits {
+  /** The N newest finished runs that succeeded, per group, are kept. */
+  keepSuccessful?: number;
+  /** The N newest finished runs that failed (cancelled and timed out included), per group, are kept. */
+  keepFailed?: number;
+  /** A finished run goes this long after its completionTime; `forever`: never. */
+  ttl?: RetentionDuration;
+}
+
+/** Limits from another source than labels and flags (tektoncd/pruner's ConfigMaps), with what names it in a decision. */
+export interface ExternalRunLimits extends RunLimits {
+  /** Where they were set, e.g. `ConfigMap tekton-pipelines/tekton-pruner-default-spec`. */
+  from: string;
+}
+
+/**
+ * The runs' policy (docs/spec.md, "Runs"): flags, and what labels on a run or its Namespace
+ * override per setting (run label > namespace label > external > flag).
+ */
+export interface RunPolicy extends RunLimits {
+  /** --group-by: the label that names a run's group before the built-in ones. */
+  groupBy?: string;
+  /** --require-results-stored: a run goes only once Tekton Results stored it. */
+  requireResultsStored: boolean;
+  /**
+   * Limits set elsewhere for this run, between its Namespace's labels and the flags (the seam
+   * --pruner-config fills). `run` is its record: only the keys history.ts and `keeps` name
+   * are in its labels and annotations.
+   */
+  external?: (run: TargetRecord, group: string) => ExternalRunLimits | undefined;
+  /** Label and annotation keys `external` reads, kept in each run's record. */
+  keeps?: (key: string) => boolean;
 }
 
 /** A parsed retention duration: a length of time, or forever. */

@@ -20,7 +20,7 @@ export const EXPLAIN_RENDERERS: { readonly [F in ExplainFormat]: (explanation: E
   json: renderExplanationJson,
 };
 
-const BOUND_PHRASES = { 'min-age': 'it is older than --min-age', 'retain-until': 'its retain-until passes', 'retain-for': 'its retain-for ends' } as const;
+const BOUND_PHRASES = { 'min-age': 'it is older than --min-age', 'retain-until': 'its retain-until passes', 'retain-for': 'its retain-for ends', 'run-ttl': 'its run TTL ends' } as const;
 
 /** `2026-12-06T09:00:00Z (in 6d21h)` or `… (3h ago)`. */
 function when(ms: number, nowMs: number): string {

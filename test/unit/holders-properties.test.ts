@@ -116,6 +116,8 @@ function viewOf(collect: readonly CollectorName[], objects: Objects): ClusterVie
     'pac-secrets': objects.secrets,
     'workspace-pvcs': objects.claims,
     'resolution-requests': [],
+    pipelineruns: [],
+    taskruns: [],
   };
   const targets: TargetRecord[] = [];
   for (const collector of on) {

@@ -1,0 +1,406 @@
+/**
+ * The runs' decision (docs/spec.md, "Runs"): which finished PipelineRuns and standalone
+ * TaskRuns go, by their history in their group and their age. Pure: the runs of one kind
+ * as listed, the namespaces, the policy and now come in; decisions, each with the facts
+ * `explain` renders, go out. Nothing here reads the clock or the cluster.
+ *
+ * Choices (written down for users in docs/spec.md, "Runs"):
+ * - Group: the --group-by label when set and on the run, else `tekton.dev/pipeline`
+ *   (PipelineRuns) or `tekton.dev/task`, else `tekton.dev/clusterTask` (TaskRuns of a
+ *   ClusterTask carried that label instead of `tekton.dev/task`: tektoncd/pipeline 25b244609,
+ *   pkg/reconciler/taskrun/taskrun.go), in the run's namespace; a run with none is in its
+ *   namespace's one group of runs without a group label.
+ * - Outcome: succeeded, or failed (a cancelled or timed-out run counts as failed).
+ * - Rank: newest first by completionTime (ties by name) among the group's finished runs of
+ *   that outcome that hold a slot. A run that an earlier rule keeps (retained, too young,
+ *   not stored by Results...) or that is already being deleted holds no slot: the N slots go
+ *   to runs that would otherwise go, which keeps more.
+ * - Each setting is read, most specific first: the run's label (then its annotation), its
+ *   Namespace's label, the external policy (--pruner-config), the flag. `keep-successful`
+ *   and `keep-failed` win over `keep` where both are set on the same object.
+ * - A limit and a TTL on the same outcome: the limit's N newest stay, the rest go; the TTL
+ *   decides the runs of an outcome no limit covers.
+ */
+import type { DecisionFacts, RuleEnd, TargetFacts, Verdict } from './facts.js';
+import { compareText } from './graph.js';
+import { parseRetentionDuration, parseTimestampMs, readNamespaceRetain, readTargetRetention, retainValues, retentionKeys, formatDuration, formatInstant, formatRetentionDuration, type Parsed } from './retention.js';
+import { namespaceRetained, retained, retainFor, retainUntil, retentionInvalid, tooYoung } from './rules.js';
+import { EMPTY_LIST, type Decision, type ExternalRunLimits, type NamespaceRecord, type Policy, type Reason, type RetentionDuration, type RunPolicy, type TargetRecord } from './types.js';
+
+/** Set by Tekton Results' watcher once it stored the run (tektoncd/results, annotation `Stored`). */
+export const RESULTS_STORED_ANNOTATION = 'results.tekton.dev/stored';
+
+/** The labels Tekton names a run's Pipeline or Task with, in the order read. */
+export const PIPELINE_LABEL = 'tekton.dev/pipeline';
+export const TASK_LABEL = 'tekton.dev/task';
+export const CLUSTER_TASK_LABEL = 'tekton.dev/clusterTask';
+export const RUN_GROUP_LABELS: readonly string[] = [PIPELINE_LABEL, TASK_LABEL, CLUSTER_TASK_LABEL];
+
+/** The run-policy keys under the label prefix, e.g. `tekton-resource-gc.io/keep-failed`. */
+export interface RunPolicyKeys {
+  keep: string;
+  keepSuccessful: string;
+  keepFailed: string;
+  runTtl: string;
+}
+
+export function runPolicyKeys(prefix: string): RunPolicyKeys {
+  return { keep: `${prefix}/keep`, keepSuccessful: `${prefix}/keep-successful`, keepFailed: `${prefix}/keep-failed`, runTtl: `${prefix}/run-ttl` };
+}
+
+const RUN_POLICY_ENDINGS: readonly string[] = Object.values(runPolicyKeys(''));
+
+/** A key a run-policy rule could read with some --label-prefix; like isRetentionKey, whatever the prefix. */
+export function isRunPolicyKey(key: string): boolean {
+  return RUN_POLICY_ENDINGS.some((ending) => key.endsWith(ending) && key.length > ending.length);
+}
+
+/** The largest history limit: far beyond any group's runs, and within what a label holds. */
+export const MAX_HISTORY_LIMIT = 1_000_000;
+
+/** A history limit: a whole number from 0 (keep none) to MAX_HISTORY_LIMIT. */
+export function parseHistoryLimit(text: string): Parsed<number> {
+  const trimmed = text.trim();
+  if (!/^\d+$/.test(trimmed) || Number(trimmed) > MAX_HISTORY_LIMIT) return { ok: false, error: `expected a whole number from 0 to ${MAX_HISTORY_LIMIT}, such as 5` };
+  return { ok: true, value: Number(trimmed) };
+}
+
+/** A run TTL: a duration, or `forever` (never by age). */
+export function parseRunTtl(text: string): Parsed<RetentionDuration> {
+  return parseRetentionDuration(text);
+}
+
+export type Outcome = 'succeeded' | 'failed';
+
+/** A setting as applied to one run, and where it was set: `label <key>`, `annotation <key>`, `namespace <ns> label <key>`, the external source, or the flag. */
+export interface Applied<T> {
+  value: T;
+  from: string;
+}
+
+/** When a run would go if nothing but the clock changed: now, at an instant, never (until someone changes something), or unknown (it depends on runs to come). */
+export type GoesAt = 'now' | number | 'never' | 'unknown';
+
+/** The facts a run's decision stands on: what `explain pipelinerun/...` says. */
+export interface RunFacts {
+  /** `tekton.dev/pipeline=build`, or `(no group label)`. */
+  group: string;
+  /** Absent while the run has not finished. */
+  outcome?: Outcome;
+  /** 1 for the newest; absent for a run that holds no slot (not finished, kept by an earlier rule, being deleted). */
+  rank?: number;
+  /** How many of the group's runs of its outcome hold a slot. */
+  ofOutcome?: number;
+  /** The history limit of its outcome, and where it was set. */
+  limit?: Applied<number>;
+  ttl?: Applied<RetentionDuration>;
+  goesAt: GoesAt;
+  /** The ends of the rules that time lifts, as the other tables' facts have them. */
+  ends: DecisionFacts['ends'];
+}
+
+export interface RunDecisionWithFacts {
+  decision: Decision;
+  facts: RunFacts;
+}
+
+/** The group key a run's namespace, kind and labels give; runs with equal keys share a history. */
+export function runGroup(run: Pick<TargetRecord, 'kind' | 'labels'>, groupBy: string | undefined): string {
+  const labels = groupBy === undefined ? RUN_GROUP_LABELS : [groupBy, ...RUN_GROUP_LABELS];
+  for (const label of labels) {
+    const value = run.labels[label];
+    if (value !== undefined) return `${label}=${value}`;
+  }
+  return NO_GROUP;
+}
+
+const NO_GROUP = '(no group label)';
+
+/**
+ * The decision of every run in `runs` (targets of one run kind, of any namespaces), each with
+ * its facts; `keep` picks what of each is kept, so that a pass drops the facts at once. In
+ * the order given.
+ */
+export function decideRuns<T>(runs: readonly TargetRecord[], namespaces: ReadonlyMap<string, NamespaceRecord>, policy: Policy, nowMs: number, keep: (decided: RunDecisionWithFacts) => T): T[] {
+  const runPolicy: RunPolicy = policy.runs ?? { requireResultsStored: false };
+  const read = runs.map((run) => readRun(run, namespaces.get(run.namespace), policy, runPolicy, nowMs));
+  rank(read);
+  return read.map((one) => keep(finish(one, nowMs)));
+}
+
+/**
+ * The decisions, with their facts, of the runs of one namespace (`explain pipelinerun/NS/NAME`):
+ * a run's history is its namespace's, so deciding that namespace alone decides as a pass does.
+ * Sorted by kind, then name.
+ */
+export function runDecisionsIn(namespace: string, runs: readonly TargetRecord[], namespaces: ReadonlyMap<string, NamespaceRecord>, policy: Policy, now: Date): RunDecisionWithFacts[] {
+  const here = runs.filter((run) => run.namespace === namespace && run.run !== undefined);
+  return decideRuns(here, namespaces, policy, now.getTime(), (decided) => decided).sort(
+    (a, b) => compareText(a.decision.target.kind, b.decision.target.kind) || compareText(a.decision.target.name, b.decision.target.name),
+  );
+}
+
+/** One run while its decision is made: the verdict of an earlier rule, or what the history rows read. */
+interface Reading {
+  facts: TargetFacts;
+  group: string;
+  outcome?: Outcome;
+  finishedMs?: number;
+  early: Verdict | null;
+  limit?: Applied<number>;
+  ttl?: Applied<RetentionDuration>;
+  rank?: number;
+  ofOutcome?: number;
+}
+
+function readRun(run: TargetRecord, namespace: NamespaceRecord | undefined, policy: Policy, runPolicy: RunPolicy, nowMs: number): Reading {
+  const facts = baseFacts(run, namespace, policy, nowMs);
+  const group = runGroup(run, runPolicy.groupBy);
+  const state = run.run?.state ?? 'running';
+  const outcome: Outcome | undefined = state === 'succeeded' ? 'succeeded' : state === 'failed' || state === 'cancelled' ? 'failed' : undefined;
+  const finishedMs = run.run?.finishedAt === undefined ? undefined : parseTimestampMs(run.run.finishedAt);
+  const settings = readSettings(run, namespace, policy.labelPrefix, runPolicy, group);
+  const invalid = [...facts.invalid, ...settings.invalid];
+  const withInvalid: TargetFacts = invalid.length === facts.invalid.length ? facts : { ...facts, invalid, warnings: [...facts.warnings, ...settings.invalid] };
+  const limit = outcome === undefined ? undefined : outcome === 'succeeded' ? settings.keepSuccessful : settings.keepFailed;
+  const ttl = settings.ttl;
+  const ttlEnd: RuleEnd | undefined = ttl === undefined ? undefined : ttl.value.kind === 'forever' ? 'never' : finishedMs === undefined ? 'unknown' : finishedMs + ttl.value.ms;
+  const dated: TargetFacts = ttlEnd === undefined ? withInvalid : { ...withInvalid, ends: { ...withInvalid.ends, 'run-ttl': ttlEnd } };
+  const early = earlyVerdict(dated, runPolicy, outcome === undefined || finishedMs === undefined);
+  return { facts: dated, group, early, ...(outcome !== undefined && { outcome }), ...(finishedMs !== undefined && { finishedMs }), ...(limit !== undefined && { limit }), ...(ttl !== undefined && { ttl }) };
+}
+
+/** The facts the rows the runs share with every table read (retention, min age), as decide.ts gathers them for a target. */
+function baseFacts(run: TargetRecord, namespace: NamespaceRecord | undefined, policy: Policy, nowMs: number): TargetFacts {
+  const keys = retentionKeys(policy.labelPrefix);
+  const namespaceWarnings: string[] = [];
+  const namespaceRetain = namespace && readNamespaceRetain(namespace, keys.retain, namespaceWarnings);
+  const retention = readTargetRetention(run, policy.labelPrefix);
+  const createdMs = parseTimestampMs(run.createdAt);
+  const finishedMs = run.run?.finishedAt === undefined ? undefined : parseTimestampMs(run.run.finishedAt);
+  const retainFor = retention.retainFor !== undefined ? { duration: retention.retainFor.value, setBy: 'target' as const, own: retention.retainFor } : policy.retainFor && { duration: policy.retainFor, setBy: 'policy' as const };
+  const since = finishedMs ?? createdMs;
+  return {
+    target: run,
+    nowMs,
+    createdMs,
+    lastFinishMs: finishedMs,
+    retain: retainValues(run, keys.retain),
+    namespaceRetain,
+    invalid: retention.invalid,
+    minAgeMs: policy.minAgeMs,
+    retainUntil: retention.retainUntil,
+    retainFor,
+    ends: {
+      'min-age': createdMs === undefined ? 'unknown' : createdMs + policy.minAgeMs,
+      ...(retention.retainUntil !== undefined && { 'retain-until': retention.retainUntil.value }),
+      ...(retainFor !== undefined && { 'retain-for': retainFor.duration.kind === 'forever' ? 'never' : since === undefined ? 'unknown' : since + retainFor.duration.ms }),
+    },
+    references: EMPTY_LIST,
+    unreadableRuns: EMPTY_LIST,
+    userClaims: EMPTY_LIST,
+    releasedBy: EMPTY_LIST,
+    holders: NO_HOLDERS,
+    warnings: [...retention.warnings, ...namespaceWarnings.map((warning) => `namespace ${run.namespace}: ${warning}`)],
+  };
+}
+
+const NO_HOLDERS: TargetFacts['holders'] = { activePods: EMPTY_LIST, statefulSets: EMPTY_LIST, released: EMPTY_LIST };
+
+/** Rows 1 to 8 (docs/spec.md, "Runs"): the first that keeps the run, else null (the history rows decide). */
+function earlyVerdict(facts: TargetFacts, runPolicy: RunPolicy, active: boolean): Verdict | null {
+  return (
+    retained(facts) ??
+    namespaceRetained(facts) ??
+    retentionInvalid(facts) ??
+    (active ? runActive(facts) : null) ??
+    tooYoung(facts) ??
+    retainUntil(facts) ??
+    retainFor(facts) ??
+    (runPolicy.requireResultsStored ? resultsNotStored(facts) : null)
+  );
+}
+
+/** Row 4: a run that has not finished (pending, running, cancel requested and not yet done), or whose status cannot be read. */
+function runActive({ target }: TargetFacts): Verdict {
+  const unreadable = target.run?.unreadable;
+  if (unreadable !== undefined) return { reason: 'run-active', message: `its status or owner cannot be read (${unreadable}), so it counts as running` };
+  return { reason: 'run-active', message: `it has not finished (${target.run?.state ?? 'running'})` };
+}
+
+/** Row 8: with --require-results-stored, Tekton Results has not written `results.tekton.dev/stored: "true"` on it yet. */
+function resultsNotStored({ target }: TargetFacts): Verdict | null {
+  const stored = target.annotations[RESULTS_STORED_ANNOTATION];
+  if (stored === 'true') return null;
+  const found = stored === undefined ? `it has no ${RESULTS_STORED_ANNOTATION} annotation` : `its ${RESULTS_STORED_ANNOTATION} annotation is "${stored}"`;
+  return { reason: 'results-not-stored', message: `Tekton Results has not stored it: ${found}, and --require-results-stored is on` };
+}
+
+/** Ranks the runs that hold a slot (finished, decided by no earlier rule, not being deleted), per group and outcome: newest first by completion, ties by name. */
+function rank(read: Reading[]): void {
+  const slots = new Map<string, Reading[]>();
+  for (const one of read) {
+    if (one.early !== null || one.outcome === undefined || one.finishedMs === undefined || one.facts.target.deletionTimestamp !== undefined) continue;
+    const key = `${one.facts.target.namespace}\u0000${one.group}\u0000${one.outcome}`;
+    const list = slots.get(key);
+    if (list === undefined) slots.set(key, [one]);
+    else list.push(one);
+  }
+  for (const list of slots.values()) {
+    list.sort((a, b) => (b.finishedMs ?? 0) - (a.finishedMs ?? 0) || compareText(a.facts.target.name, b.facts.target.name));
+    list.forEach((one, index) => {
+      one.rank = index + 1;
+      one.ofOutcome = list.length;
+    });
+  }
+}
+
+/** The decision: the earlier rule's verdict, else the history rows (9 to 13). */
+function finish(one: Reading, nowMs: number): RunDecisionWithFacts {
+  const verdict = one.early ?? historyVerdict(one, nowMs);
+  const { facts } = one;
+  const decision: Decision = {
+    target: facts.target,
+    action: actionOfRun(verdict.reason),
+    reason: verdict.reason,
+    message: verdict.message,
+    references: EMPTY_LIST,
+    warnings: facts.warnings.length === 0 ? EMPTY_LIST : facts.warnings,
+  };
+  const runFacts: RunFacts = {
+    group: one.group,
+    ...(one.outcome !== undefined && { outcome: one.outcome }),
+    ...(one.rank !== undefined && { rank: one.rank }),
+    ...(one.ofOutcome !== undefined && { ofOutcome: one.ofOutcome }),
+    ...(one.limit !== undefined && { limit: one.limit }),
+    ...(one.ttl !== undefined && { ttl: one.ttl }),
+    goesAt: goesAt(verdict.reason, facts.ends),
+    ends: facts.ends,
+  };
+  return { decision, facts: runFacts };
+}
+
+function historyVerdict(one: Reading, nowMs: number): Verdict {
+  const { limit, ttl, rank: place, group } = one;
+  const outcome = one.outcome ?? 'failed';
+  const inGroup = group === NO_GROUP ? `of its namespace's runs ${NO_GROUP}` : `in group ${group}`;
+  if (limit !== undefined) {
+    if (place !== undefined && place <= limit.value) {
+      return { reason: 'history-kept', message: `${ordinal(place)} newest of ${one.ofOutcome ?? place} ${outcome} runs ${inGroup}; ${limit.from} keeps ${limit.value}` };
+    }
+    const where = place === undefined ? 'it is already being deleted and holds no place' : `${ordinal(place)} newest of ${one.ofOutcome ?? place} ${outcome} runs ${inGroup}`;
+    return { reason: 'history-exceeded', message: `${where}; ${limit.from} keeps ${limit.value}` };
+  }
+  if (ttl !== undefined) {
+    const end = one.facts.ends['run-ttl'];
+    const text = formatRetentionDuration(ttl.value);
+    if (end === 'never') return { reason: 'ttl-not-reached', message: `run TTL forever (${ttl.from})` };
+    if (end === undefined || end === 'unknown') return { reason: 'ttl-not-reached', message: `run TTL ${text} (${ttl.from}) counts from its completion time, which cannot be read` };
+    if (nowMs >= end) return { reason: 'ttl-expired', message: `finished at ${formatInstant(one.finishedMs ?? end)}, ${formatDuration(nowMs - (one.finishedMs ?? end))} ago; run TTL ${text} (${ttl.from})` };
+    return { reason: 'ttl-not-reached', message: `run TTL ${text} (${ttl.from}) ends at ${formatInstant(end)}` };
+  }
+  return { reason: 'no-run-policy', message: `no history limit for ${outcome} runs and no run TTL apply to it` };
+}
+
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : n % 10 === 1 ? 'st' : n % 10 === 2 ? 'nd' : n % 10 === 3 ? 'rd' : 'th';
+  return `${n}${suffix}`;
+}
+
+/** The action of a runs' reason: the two that delete, and every other keeps. */
+function actionOfRun(reason: Reason): 'keep' | 'delete' {
+  return reason === 'history-exceeded' || reason === 'ttl-expired' ? 'delete' : 'keep';
+}
+
+function goesAt(reason: Reason, ends: DecisionFacts['ends']): GoesAt {
+  switch (reason) {
+    case 'history-exceeded':
+    case 'ttl-expired':
+      return 'now';
+    case 'ttl-not-reached': {
+      const end = ends['run-ttl'];
+      return typeof end === 'number' ? Math.max(end, typeof ends['min-age'] === 'number' ? ends['min-age'] : end) : end === 'never' ? 'never' : 'unknown';
+    }
+    // Kept by its rank, by time while no limit applies, or until a newer run takes its slot.
+    case 'history-kept':
+    case 'too-young':
+    case 'retain-until':
+    case 'retain-for':
+      return 'unknown';
+    default:
+      return 'never';
+  }
+}
+
+/** What the labels, the external policy and the flags set for one run, and the values that could not be read. */
+interface Settings {
+  keepSuccessful?: Applied<number>;
+  keepFailed?: Applied<number>;
+  ttl?: Applied<RetentionDuration>;
+  invalid: string[];
+}
+
+/** Each setting from the most specific place that sets it: the run, its Namespace, the external policy, the flag. */
+function readSettings(run: TargetRecord, namespace: NamespaceRecord | undefined, prefix: string, policy: RunPolicy, group: string): Settings {
+  const keys = runPolicyKeys(prefix);
+  const invalid: string[] = [];
+  const onRun = readLevel((key) => ownValue(run, key), keys, invalid);
+  const onNamespace = namespace === undefined ? {} : readLevel((key) => namespaceValue(namespace, key), keys, invalid);
+  const external: ExternalRunLimits | undefined = policy.external?.(run, group);
+  const fromExternal: Level = external === undefined ? {} : levelOf(external, external.from);
+  const fromFlags: Level = levelOf(policy, 'the flag');
+  const pick = <K extends keyof Level>(key: K): Level[K] => onRun[key] ?? onNamespace[key] ?? fromExternal[key] ?? fromFlags[key];
+  const keepSuccessful = pick('keepSuccessful');
+  const keepFailed = pick('keepFailed');
+  const ttl = pick('ttl');
+  return { ...(keepSuccessful !== undefined && { keepSuccessful }), ...(keepFailed !== undefined && { keepFailed }), ...(ttl !== undefined && { ttl }), invalid };
+}
+
+interface Level {
+  keepSuccessful?: Applied<number>;
+  keepFailed?: Applied<number>;
+  ttl?: Applied<RetentionDuration>;
+}
+
+function levelOf(limits: { keepSuccessful?: number; keepFailed?: number; ttl?: RetentionDuration }, from: string): Level {
+  const flagged = (flag: string): string => (from === 'the flag' ? flag : from);
+  return {
+    ...(limits.keepSuccessful !== undefined && { keepSuccessful: { value: limits.keepSuccessful, from: flagged('--keep-successful') } }),
+    ...(limits.keepFailed !== undefined && { keepFailed: { value: limits.keepFailed, from: flagged('--keep-failed') } }),
+    ...(limits.ttl !== undefined && { ttl: { value: limits.ttl, from: flagged('--run-ttl') } }),
+  };
+}
+
+/** A value as written, and where: the label, else the annotation, of a run. */
+type Found = { text: string; where: string } | undefined;
+
+function ownValue(run: TargetRecord, key: string): Found {
+  const label = run.labels[key];
+  if (label !== undefined) return { text: label, where: `label ${key}` };
+  const annotation = run.annotations[key];
+  return annotation === undefined ? undefined : { text: annotation, where: `annotation ${key}` };
+}
+
+function namespaceValue(namespace: NamespaceRecord, key: string): Found {
+  const label = namespace.labels[key];
+  return label === undefined ? undefined : { text: label, where: `namespace ${namespace.name} label ${key}` };
+}
+
+/** One object's settings: `keep-successful` and `keep-failed` over `keep`; a value that cannot be read is reported, never used. */
+function readLevel(valueOf: (key: string) => Found, keys: RunPolicyKeys, invalid: string[]): Level {
+  const limit = (key: string): Applied<number> | undefined => parsed(valueOf(key), parseHistoryLimit, invalid);
+  const both = limit(keys.keep);
+  const keepSuccessful = limit(keys.keepSuccessful) ?? both;
+  const keepFailed = limit(keys.keepFailed) ?? both;
+  const ttl = parsed(valueOf(keys.runTtl), parseRunTtl, invalid);
+  return { ...(keepSuccessful !== undefined && { keepSuccessful }), ...(keepFailed !== undefined && { keepFailed }), ...(ttl !== undefined && { ttl }) };
+}
+
+function parsed<T>(found: Found, parse: (text: string) => Parsed<T>, invalid: string[]): Applied<T> | undefined {
+  if (found === undefined) return undefined;
+  const value = parse(found.text);
+  if (value.ok) return { value: value.value, from: found.where };
+  invalid.push(`${found.where} "${found.text}": ${value.error}`);
+  return undefined;
+}

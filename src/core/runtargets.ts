@@ -1,0 +1,123 @@
+/**
+ * A run as a target of its own collector (pipelineruns, taskruns): the compact record the
+ * runs' decision (history.ts) reads, made from the same listed object, and the same RunRecord,
+ * the graph keeps (docs/spec.md, "Runs"). A pass at the benchmark's 4x holds one per
+ * PipelineRun and per standalone TaskRun, so the record shares what it can: the run's
+ * identity strings are the RunRecord's, its namespace is one string per namespace, and its
+ * labels and annotations (only the keys a rule reads) are one frozen map for every run that
+ * carries the same ones (a few per Pipeline).
+ */
+import { RESULTS_STORED_ANNOTATION, RUN_GROUP_LABELS, isRunPolicyKey } from './history.js';
+import { isRetentionKey, requiredMetadata, shown, stringMap, toRunRecord, UnreadableObjectError } from './runs.js';
+import { EMPTY_LIST, type ReadProblem, type RunKindName, type RunRecord, type RunTarget, type TargetRecord } from './types.js';
+
+/** How runs are read as targets: the keys beyond the built-in ones that a rule reads. */
+export interface RunTargetReading {
+  /** --group-by: its label is kept too. */
+  groupBy?: string;
+  /** Keys an external policy (RunPolicy.external) reads, kept in labels and annotations alike. */
+  keeps?: (key: string) => boolean;
+  /** One copy of each namespace and of each label map; absent: none shared. */
+  shared?: SharedStrings;
+}
+
+/** Interned maps stop here: past a few thousand distinct ones, sharing buys little and the table grows with the cluster. */
+const MAX_SHARED_MAPS = 4_096;
+
+const EMPTY_MAP: Readonly<Record<string, string>> = Object.freeze({});
+
+/** The namespaces and label maps runs' records share in one pass. */
+export class SharedStrings {
+  private readonly namespaces = new Map<string, string>();
+  private readonly maps = new Map<string, Readonly<Record<string, string>>>();
+
+  namespace(value: string): string {
+    const known = this.namespaces.get(value);
+    if (known !== undefined) return known;
+    this.namespaces.set(value, value);
+    return value;
+  }
+
+  /** The one frozen map equal to `map`, while fewer than MAX_SHARED_MAPS distinct ones are known. */
+  map(map: Record<string, string>): Readonly<Record<string, string>> {
+    const keys = Object.keys(map);
+    if (keys.length === 0) return EMPTY_MAP;
+    const key = keys
+      .sort()
+      .map((name) => `${name}\u0000${map[name] ?? ''}`)
+      .join('\u0001');
+    const known = this.maps.get(key);
+    if (known !== undefined) return known;
+    const frozen = Object.freeze(map);
+    if (this.maps.size < MAX_SHARED_MAPS) this.maps.set(key, frozen);
+    return frozen;
+  }
+}
+
+/** A key the runs' rules read on a run's labels: retention, run policy, its group. */
+function keptLabel(reading: RunTargetReading): (key: string) => boolean {
+  return (key) => isRetentionKey(key) || isRunPolicyKey(key) || RUN_GROUP_LABELS.includes(key) || key === reading.groupBy || reading.keeps?.(key) === true;
+}
+
+/** A key the runs' rules read on a run's annotations: retention, run policy, whether Results stored it. */
+function keptAnnotation(reading: RunTargetReading): (key: string) => boolean {
+  return (key) => isRetentionKey(key) || isRunPolicyKey(key) || key === RESULTS_STORED_ANNOTATION || reading.keeps?.(key) === true;
+}
+
+/**
+ * The run as a target, or null for a TaskRun a PipelineRun owns (it goes with its parent, and
+ * is never a target of taskruns). `run` is the graph's record of the same object. Throws
+ * UnreadableObjectError when what identifies it, or its labels and annotations, cannot be read:
+ * a run that would be deleted is read as strictly as every other target. An unreadable status
+ * is no error: the record says so and the run is kept as active.
+ */
+export function toRunTarget(obj: unknown, run: RunRecord, reading: RunTargetReading = {}): TargetRecord | null {
+  if (run.kind === 'TaskRun' && run.parentPipelineRun !== undefined) return null;
+  const problems: ReadProblem[] = [];
+  const metadata = requiredMetadata(obj, problems);
+  const createdAt = metadata['creationTimestamp'];
+  if (typeof createdAt !== 'string' || createdAt === '') problems.push({ field: 'metadata.creationTimestamp', problem: `expected a non-empty string, found ${shown(createdAt)}` });
+  for (const key of ['namespace', 'name', 'uid', 'resourceVersion'] as const) {
+    if (run[key] === '') problems.push({ field: `metadata.${key}`, problem: 'expected a non-empty string' });
+  }
+  const labels = stringMap(metadata, 'labels', problems, keptLabel(reading));
+  const annotations = stringMap(metadata, 'annotations', problems, keptAnnotation(reading));
+  const deletionTimestamp = metadata['deletionTimestamp'];
+  if (deletionTimestamp !== undefined && deletionTimestamp !== null && (typeof deletionTimestamp !== 'string' || deletionTimestamp === '')) {
+    problems.push({ field: 'metadata.deletionTimestamp', problem: `expected a timestamp, found ${shown(deletionTimestamp)}` });
+  }
+  if (problems.length > 0) throw new UnreadableObjectError(`${run.kind} ${run.namespace}/${run.name}`, problems);
+  const shared = reading.shared;
+  return {
+    kind: run.kind,
+    namespace: shared === undefined ? run.namespace : shared.namespace(run.namespace),
+    name: run.name,
+    uid: run.uid,
+    resourceVersion: run.resourceVersion,
+    createdAt: createdAt as string,
+    labels: shared === undefined ? frozenOrEmpty(labels) : shared.map(labels),
+    annotations: shared === undefined ? frozenOrEmpty(annotations) : shared.map(annotations),
+    ownerReferences: EMPTY_LIST,
+    ...(typeof deletionTimestamp === 'string' && { deletionTimestamp }),
+    run: runTarget(run),
+  };
+}
+
+function frozenOrEmpty(map: Record<string, string>): Readonly<Record<string, string>> {
+  return Object.keys(map).length === 0 ? EMPTY_MAP : Object.freeze(map);
+}
+
+/** What the decision reads of the run's own state; a run whose state or parent cannot be read counts as running (runs.ts). */
+function runTarget(run: RunRecord): RunTarget {
+  const unreadable = run.problems.filter((problem) => problem.field.startsWith('status') || problem.field.startsWith('metadata.ownerReferences'));
+  return {
+    state: run.state,
+    ...(run.finishedAt !== undefined && { finishedAt: run.finishedAt }),
+    ...(unreadable.length > 0 && { unreadable: unreadable.map((problem) => `${problem.field}: ${problem.problem}`).join('; ') }),
+  };
+}
+
+/** One run object of `kind` as a target, read alone (explain, a delete whose answer was lost). */
+export function toRunTargetRecord(obj: unknown, kind: RunKindName, reading: RunTargetReading = {}): TargetRecord | null {
+  return toRunTarget(obj, toRunRecord(obj, kind), reading);
+}
