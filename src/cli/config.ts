@@ -16,7 +16,7 @@
  * - `--help` and `--version` win over anything else on the command line.
  */
 import { COLLECTOR_NAMES, COLLECTORS, type CollectorName } from '../core/collectors.js';
-import type { Policy } from '../core/types.js';
+import type { Policy, RunPolicy } from '../core/types.js';
 import {
   FLAGS,
   FLAG_NAMES,
@@ -50,7 +50,8 @@ export interface TargetName {
 
 /** The KIND words of `explain KIND/NAMESPACE/NAME`, each its collector's (collectors.ts); a bare NAMESPACE/NAME is a PipelineResource. */
 const EXPLAIN_KINDS: ReadonlyMap<string, CollectorName> = new Map(COLLECTOR_NAMES.map((name) => [COLLECTORS[name].explainWord, name]));
-export const EXPLAIN_KIND_WORDS: readonly string[] = [...EXPLAIN_KINDS.keys()];
+/** The KIND words explain decides: not yet the runs' (history.ts keeps their facts for it: runDecisionsIn). */
+export const EXPLAIN_KIND_WORDS: readonly string[] = COLLECTOR_NAMES.filter((name) => COLLECTORS[name].decides === 'rules').map((name) => COLLECTORS[name].explainWord);
 
 /** What the command line asks for. */
 export type Invocation =
@@ -154,6 +155,7 @@ function parseTargetName(text: string): TargetName {
   if (collector === undefined) {
     throw new ConfigError(`explain ${quote(text)}: unknown kind ${quote(kind)}; expected KIND/NAMESPACE/NAME with KIND one of ${EXPLAIN_KIND_WORDS.join(', ')}, such as ${EXPLAIN_KIND_EXAMPLE}`);
   }
+  if (COLLECTORS[collector].decides === 'history') throw new ConfigError(`explain ${quote(text)}: explain does not decide ${COLLECTORS[collector].explainWord}s yet; a dry run with --collect ${collector} reports each one's reason`);
   if (parseNamespace(namespace).ok && isDnsSubdomain(name)) return { collector, namespace, name };
   throw new ConfigError(`explain ${quote(text)}: expected KIND/NAMESPACE/NAME with a namespace and a name, such as ${EXPLAIN_KIND_EXAMPLE}`);
 }
@@ -209,9 +211,60 @@ export function passSettings(config: Config): PassSettings {
       selector: config.selector,
       ...(config.namespaceSelector !== undefined && { namespaceSelector: config.namespaceSelector }),
     },
-    policy: { labelPrefix: config.labelPrefix, minAgeMs: config.minAgeMs, ...(config.retainFor !== undefined && { retainFor: config.retainFor }) },
+    policy: {
+      labelPrefix: config.labelPrefix,
+      minAgeMs: config.minAgeMs,
+      ...(config.retainFor !== undefined && { retainFor: config.retainFor }),
+      ...(collectsRuns(config.collect) && { runs: runPolicy(config) }),
+    },
     collect: config.collect,
   };
+}
+
+/** The runs' policy from the flags: --keep-successful and --keep-failed each over --keep. */
+export function runPolicy(config: Pick<Config, 'keep' | 'keepSuccessful' | 'keepFailed' | 'runTtl' | 'groupBy' | 'requireResultsStored'>): RunPolicy {
+  const keepSuccessful = config.keepSuccessful ?? config.keep;
+  const keepFailed = config.keepFailed ?? config.keep;
+  return {
+    ...(keepSuccessful !== undefined && { keepSuccessful }),
+    ...(keepFailed !== undefined && { keepFailed }),
+    ...(config.runTtl !== undefined && { ttl: config.runTtl }),
+    ...(config.groupBy !== undefined && { groupBy: config.groupBy }),
+    requireResultsStored: config.requireResultsStored,
+  };
+}
+
+/** The run collectors among `collect`. */
+export function runCollectors(collect: readonly CollectorName[]): CollectorName[] {
+  return collect.filter((name) => COLLECTORS[name].decides === 'history');
+}
+
+export function collectsRuns(collect: readonly CollectorName[]): boolean {
+  return runCollectors(collect).length > 0;
+}
+
+/** The runs' flags: each only with a run collector on. */
+const RUN_POLICY_FLAGS: readonly FlagName[] = ['keep', 'keep-successful', 'keep-failed', 'run-ttl', 'group-by', 'require-results-stored'];
+
+/**
+ * The runs' flags only with a run collector; and until plans cover runs and the run listing
+ * honours --selector (runs are listed whole, for the graph and for their groups' history), a
+ * run collector refuses both rather than ignore them.
+ */
+function checkRunFlags(config: Config, settings: Settings): void {
+  const runs = runCollectors(config.collect);
+  if (runs.length === 0) {
+    // --require-results-stored=false, or its variable set false, asks nothing of runs.
+    const given = RUN_POLICY_FLAGS.find((flag) => settings.has(flag) && (flag !== 'require-results-stored' || config.requireResultsStored));
+    if (given !== undefined) throw new ConfigError(`${settings.origin(given)}: applies only to runs, with --collect pipelineruns or taskruns, such as --collect ${[...config.collect, 'pipelineruns'].join(',')} ${FLAGS[given].example}`);
+    return;
+  }
+  if (config.selector !== '') {
+    throw new ConfigError(`${settings.origin('selector')} ${quote(config.selector)}: does not apply to ${runs.join(' and ')} yet (a run's history is its whole group's); leave --selector out, or collect runs in a pass of their own`);
+  }
+  if (config.planFile !== undefined) {
+    throw new ConfigError(`${settings.origin('plan-file')}: plans do not cover ${runs.join(' and ')} yet; leave --plan-file out, or collect runs in a pass of their own`);
+  }
 }
 
 /** Where a setting came from, as `explain` names it: its flag (`--min-age`), its variable (`TRGC_MIN_AGE`) or `default`. */
@@ -241,6 +294,7 @@ function checkBetweenFlags(config: Config, settings: Settings): void {
   if (config.pvcFinalizer === 'purge' && !config.collect.includes('workspace-pvcs')) {
     throw new ConfigError(`${settings.origin('pvc-finalizer')} "purge": applies only with --collect workspace-pvcs, such as --collect ${[...config.collect, 'workspace-pvcs'].join(',')} --pvc-finalizer purge`);
   }
+  checkRunFlags(config, settings);
   const caps = Object.entries(config.maxDeletionsPerKind ?? {}).map(([collector, max]) => ({ collector: collector as CollectorName, max }));
   const off = caps.find((cap) => !config.collect.includes(cap.collector));
   if (off !== undefined) {
@@ -270,6 +324,10 @@ class Settings {
         throw new ConfigError(`${origin} ${quote(given)}: ${why}`);
       },
     };
+  }
+
+  has(flag: FlagName): boolean {
+    return this.sources.has(flag);
   }
 
   /** `--flag` or `TRGC_FLAG`, whichever gave it. */

@@ -9,13 +9,14 @@
 import { COLLECTOR_NAMES, COLLECTORS, DEFAULT_COLLECTORS, type CollectorName } from '../core/collectors.js';
 import type { RetentionDuration } from '../core/types.js';
 import { formatDuration, parseDurationMs, parseRetentionDuration, type Parsed } from '../core/retention.js';
+import { parseHistoryLimit, parseRunTtl } from '../core/history.js';
 import { RETRY_WINDOW_MS } from '../kube/http.js';
 import { LOG_LEVELS, type LogLevel } from '../ops/log.js';
 import { gatewayPathProblem, parseGroupingLabel, type GroupingLabel } from '../ops/pushgateway.js';
 import { PROGRESS_MODES, type ProgressMode } from '../ops/progress.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../report/model.js';
 import { parseSchedule, parseTimeZone } from '../process/schedule.js';
-import { isDnsSubdomain, parseSelector } from './selector.js';
+import { isDnsSubdomain, isLabelKey, parseSelector } from './selector.js';
 
 /** The longest line of a flag's help, as the hand-wrapped rows keep to. */
 const HELP_WIDTH = 90;
@@ -49,6 +50,16 @@ export interface ConfigValues {
   minAgeMs: number;
   /** Global retain-for; undefined when not set. */
   retainFor?: RetentionDuration;
+  /** --keep: the history limit of both outcomes, where --keep-successful or --keep-failed does not set one. */
+  keep?: number;
+  keepSuccessful?: number;
+  keepFailed?: number;
+  /** --run-ttl: a finished run goes this long after its completion. */
+  runTtl?: RetentionDuration;
+  /** --group-by: the label naming a run's group before Tekton's. */
+  groupBy?: string;
+  /** --require-results-stored. */
+  requireResultsStored: boolean;
   labelPrefix: string;
   /** Abort the whole pass when more would be deleted. */
   maxDeletions: number;
@@ -160,6 +171,8 @@ const EVERY: readonly Command[] = ['run', 'explain', 'apply'];
 function namespaceList<K extends 'namespaces' | 'excludeNamespaces'>(key: K, help: readonly string[], example: string) {
   return flag({ kind: 'list', key, default: [], read: (from) => from.list(parseNamespace), value: 'NAME', help, example, chart: { value: key, as: 'env' }, commands: EVERY });
 }
+/** The runs' policy: what a pass and explain decide runs with; plans do not cover runs yet, so not apply. */
+const RUNS: readonly Command[] = ['run', 'explain'];
 /** A pass's own flags: a run's and an apply's, not explain's. */
 const PASS: readonly Command[] = ['run', 'apply'];
 
@@ -287,6 +300,82 @@ export const FLAGS = {
     example: '--retain-for 7d',
     chart: { value: 'retainFor', as: 'env' },
     commands: EVERY,
+  }),
+  keep: flag({
+    kind: 'value',
+    key: 'keep',
+    read: (from) => from.one(parseHistoryLimit),
+    value: 'N',
+    help: [
+      'pipelineruns, taskruns: keep the N newest finished runs of each outcome (succeeded;',
+      'failed, cancelled and timed out included) per group, and delete the older ones',
+      '(history-kept, history-exceeded). --keep-successful and --keep-failed win for their',
+      'outcome; <prefix>/keep on the run or its namespace wins over all three. Without it: none.',
+    ],
+    example: '--keep 5',
+    chart: { value: 'keep', as: 'arg' },
+    commands: RUNS,
+  }),
+  'keep-successful': flag({
+    kind: 'value',
+    key: 'keepSuccessful',
+    read: (from) => from.one(parseHistoryLimit),
+    value: 'N',
+    help: ['The same, for the runs that succeeded only (<prefix>/keep-successful wins).'],
+    example: '--keep-successful 10',
+    chart: { value: 'keepSuccessful', as: 'arg' },
+    commands: RUNS,
+  }),
+  'keep-failed': flag({
+    kind: 'value',
+    key: 'keepFailed',
+    read: (from) => from.one(parseHistoryLimit),
+    value: 'N',
+    help: ['The same, for the runs that failed, were cancelled or timed out (<prefix>/keep-failed wins).'],
+    example: '--keep-failed 3',
+    chart: { value: 'keepFailed', as: 'arg' },
+    commands: RUNS,
+  }),
+  'run-ttl': flag({
+    kind: 'value',
+    key: 'runTtl',
+    read: (from) => from.one(parseRunTtl),
+    value: 'DURATION',
+    help: [
+      'pipelineruns, taskruns: delete a finished run this long after its completionTime',
+      "(ttl-expired), for an outcome no history limit covers: a limit's N newest always stay.",
+      'A DURATION or forever; <prefix>/run-ttl on the run or its namespace wins. Without it: none.',
+    ],
+    example: '--run-ttl 7d',
+    chart: { value: 'runTtl', as: 'arg' },
+    commands: RUNS,
+  }),
+  'group-by': flag({
+    kind: 'value',
+    key: 'groupBy',
+    read: (from) => from.one(parseGroupBy),
+    value: 'LABEL',
+    help: [
+      "The label that names a run's group for the history limits, before tekton.dev/pipeline",
+      '(PipelineRuns) and tekton.dev/task, tekton.dev/clusterTask (TaskRuns); a run without it',
+      "is grouped by those. E.g. Pipelines-as-Code's pipelinesascode.tekton.dev/original-prname.",
+    ],
+    example: '--group-by pipelinesascode.tekton.dev/original-prname',
+    chart: { value: 'groupBy', as: 'arg' },
+    commands: RUNS,
+  }),
+  'require-results-stored': flag({
+    kind: 'boolean',
+    key: 'requireResultsStored',
+    default: false,
+    read: (from) => from.boolean(),
+    help: [
+      'pipelineruns, taskruns: delete a run only once Tekton Results has stored it (annotation',
+      'results.tekton.dev/stored: "true"); until then it is kept (results-not-stored).',
+    ],
+    example: '--require-results-stored',
+    chart: { value: 'requireResultsStored', as: 'arg' },
+    commands: RUNS,
   }),
   'label-prefix': flag({
     kind: 'value',
@@ -676,6 +765,11 @@ export function parseNamespace(text: string): Parsed<string> {
 }
 
 /** The prefix of a label key is a DNS-1123 subdomain. */
+function parseGroupBy(text: string): Parsed<string> {
+  if (isLabelKey(text)) return ok(text);
+  return expected('a label key ([prefix/]name, the name at most 63 letters, digits, -, _ or .) such as pipelinesascode.tekton.dev/original-prname');
+}
+
 function parseLabelPrefix(text: string): Parsed<string> {
   if (isDnsSubdomain(text)) return ok(text);
   return expected("a DNS subdomain (lowercase letters, digits, '-' and '.', at most 253 characters) such as tekton-resource-gc.io or gc.example.com");

@@ -70,7 +70,7 @@ function isRequirement(requirement: string): boolean {
 
 const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 
-function isLabelKey(key: string): boolean {
+export function isLabelKey(key: string): boolean {
   const slash = key.indexOf('/');
   const name = slash === -1 ? key : key.slice(slash + 1);
   const prefixOk = slash === -1 || isDnsSubdomain(key.slice(0, slash));

@@ -3,6 +3,7 @@ import { toPodRecord, toStatefulSetRecord } from '../core/holders.js';
 import { RUN_KINDS, RUN_KIND_NAMES, TARGET_KIND, preferredRunVersion } from '../core/kinds.js';
 import type { PassedOverRuns } from '../core/needed.js';
 import { toNamespaceRecord, toRunRecord, unreadRunMember } from '../core/runs.js';
+import { toRunTarget, type RunTargetReading } from '../core/runtargets.js';
 import { isExcluded } from '../core/scope.js';
 import type { NamespaceRecord, PodRecord, RunKindName, RunRecord, StatefulSetRecord, TargetRecord } from '../core/types.js';
 import {
@@ -158,6 +159,18 @@ export class KubeCluster {
         if (name === ownerless[0]) apis.skipped.push({ collectors: [...ownerless], missing: notServed(noRuns), why: `${notServed(noRuns)}: ${ownerless.join(', ')} skipped, since without runs every leftover would look ownerless` });
         continue;
       }
+      if (collector.decides === 'history') {
+        // A run collector deletes through the version the run listing reads (its targets are those runs).
+        const kind = collector.kind as RunKindName;
+        const runs = apis.runs[kind];
+        if (runs === undefined) {
+          const missing = notServed([`${RUN_KINDS[kind].plural}.${RUN_KINDS[kind].group}`]);
+          apis.skipped.push({ collectors: [name], missing, why: `${missing}: ${name} skipped` });
+        } else {
+          apis.targets[name] = runs.resource;
+        }
+        continue;
+      }
       const resource = apiResource(collector);
       const unserved = [
         ...((await isServed(resource)) ? [] : [resource]),
@@ -187,8 +200,9 @@ export class KubeCluster {
     const targets: TargetRecord[] = [];
     for (const name of COLLECTOR_NAMES) {
       const resource = apis.targets[name];
-      if (resource === undefined) continue;
       const collector = COLLECTORS[name];
+      // A run collector's targets come with the run listing (listRuns' `runTargets`): runs are listed once.
+      if (resource === undefined || collector.decides === 'history') continue;
       const labelSelector = bothSelectors(collector.listLabelSelector, scope.selector);
       const accept = collector.metadataOnly ? { accept: METADATA_LIST_ONLY } : {};
       const toRecord = (item: unknown): TargetRecord | null => collector.toRecord(item);
@@ -254,7 +268,7 @@ export class KubeCluster {
    * namespaces is dropped. With `passedOver`, only the runs it keeps are answered; it counts
    * the others.
    */
-  async listRuns(apis: ServedApis, scope: Scope, namespaces?: readonly string[], passedOver?: PassedOverRuns): Promise<RunRecord[]> {
+  async listRuns(apis: ServedApis, scope: Scope, namespaces?: readonly string[], passedOver?: PassedOverRuns, runTargets?: RunTargetSink): Promise<RunRecord[]> {
     const where = namespaces ?? (hasNamespaceSelector(scope) ? await this.selectNamespaces(scope) : undefined);
     const wanted = where === undefined ? undefined : new Set(where);
     const runs: RunRecord[] = [];
@@ -266,6 +280,7 @@ export class KubeCluster {
       // Dropped as its page is read (undefined here), never held with the others: a run of
       // another namespace (a list across the cluster brings them; not counted), and one the
       // pass passes over (core/needed.ts; counted).
+      const asTargets = runTargets !== undefined && collectsRunKind(apis, kind);
       const toRecord = (item: unknown): RunRecord | undefined => {
         const run = toRunRecord(item, kind, {
           leftovers: apis.leftovers,
@@ -273,6 +288,11 @@ export class KubeCluster {
           ...(passedOver?.releasing !== undefined && { releasing: passedOver.releasing }),
         });
         if (wanted !== undefined && run.namespace !== '' && !wanted.has(run.namespace)) return undefined;
+        // The run as a target of its own collector, from the same object, before the graph may pass it over.
+        if (asTargets) {
+          const target = toRunTarget(item, run, runTargets.reading);
+          if (target !== null) runTargets.targets.push(target);
+        }
         return passedOver === undefined || passedOver.keeps(run) ? run : undefined;
       };
       const records =
@@ -337,16 +357,23 @@ export class KubeCluster {
     namespaces: readonly string[],
     scope: Scope,
     passedOver?: ReadonlyMap<string, string>,
-  ): Promise<{ changed: RunRecord[]; goneUids: Set<string> }> {
+    runTargets?: { reading: RunTargetReading; listed: readonly TargetRecord[] },
+  ): Promise<{ changed: RunRecord[]; goneUids: Set<string>; changedTargets: TargetRecord[] }> {
     const wanted = new Set(namespaces);
     const changed: RunRecord[] = [];
+    const changedTargets: TargetRecord[] = [];
     const goneUids = new Set<string>();
     for (const kind of RUN_KIND_NAMES) {
       const served = apis.runs[kind];
       if (served === undefined) {
         continue;
       }
-      const listedOfKind = listed.filter((run) => run.kind === kind && wanted.has(run.namespace));
+      const asTargets = runTargets !== undefined && collectsRunKind(apis, kind);
+      const keptOfKind = listed.filter((run) => run.kind === kind && wanted.has(run.namespace));
+      // A run target the graph passed over is listed too: that it is gone or changed counts as well.
+      const kept = new Set(keptOfKind.map((run) => run.uid));
+      const targetsOfKind = asTargets ? runTargets.listed.filter((target) => target.kind === kind && wanted.has(target.namespace) && !kept.has(target.uid)) : [];
+      const listedOfKind: readonly Pick<RunRecord, 'uid' | 'namespace' | 'resourceVersion'>[] = [...keptOfKind, ...targetsOfKind];
       const listedVersions = new Map(listedOfKind.map((run) => [run.uid, run.resourceVersion]));
       const metadata = (await this.listInNamespaces(served.resource, namespaces, scope, METADATA_ONLY, identityOf)).filter((item) =>
         wanted.has(item.namespace),
@@ -363,18 +390,22 @@ export class KubeCluster {
       }
       // Read after the metadata, so at least as new: it decides for the namespaces it covers.
       const touchedSet = new Set(touched);
-      const current = (await this.listInNamespaces(served.resource, touched, scope, undefined, (item) => toRunRecord(item, kind, { leftovers: apis.leftovers }))).filter((run) =>
-        touchedSet.has(run.namespace),
-      );
-      const present = new Set(current.map((run) => run.uid));
-      for (const run of current) {
-        if (versionOf(run.uid) !== run.resourceVersion) changed.push(run);
+      const toRecords = (item: unknown): { run: RunRecord; target: TargetRecord | null } => {
+        const run = toRunRecord(item, kind, { leftovers: apis.leftovers });
+        return { run, target: asTargets ? toRunTarget(item, run, runTargets.reading) : null };
+      };
+      const current = (await this.listInNamespaces(served.resource, touched, scope, undefined, toRecords)).filter(({ run }) => touchedSet.has(run.namespace));
+      const present = new Set(current.map(({ run }) => run.uid));
+      for (const { run, target } of current) {
+        if (versionOf(run.uid) === run.resourceVersion) continue;
+        changed.push(run);
+        if (target !== null) changedTargets.push(target);
       }
       for (const run of listedOfKind) {
         if (touchedSet.has(run.namespace) && !present.has(run.uid)) goneUids.add(run.uid);
       }
     }
-    return { changed, goneUids };
+    return { changed, goneUids, changedTargets };
   }
 
   /**
@@ -564,6 +595,17 @@ export class KubeCluster {
     }
     return [await list('', excludedNamespacesSelector(scope))];
   }
+}
+
+/** Where listRuns puts the runs that are targets of a run collector that is on, read as `reading` says. */
+export interface RunTargetSink {
+  reading: RunTargetReading;
+  targets: TargetRecord[];
+}
+
+/** Whether the run collector of `kind` is on and served. */
+function collectsRunKind(apis: ServedApis, kind: RunKindName): boolean {
+  return COLLECTOR_NAMES.some((name) => COLLECTORS[name].decides === 'history' && COLLECTORS[name].kind === kind && apis.targets[name] !== undefined);
 }
 
 /** The resource a collector that runs reads and deletes through; a collector that does not run has none. */

@@ -7,6 +7,7 @@ import { Breaker, describeTrip, type BreakerTrip } from './breaker.js';
 import { COLLECTOR_NAMES, collectorOf } from '../core/collectors.js';
 import type { ClusterView, Decision, Holder, LeftoverTarget, PodRecord, Policy, RunRecord, StatefulSetRecord, TargetRecord } from '../core/types.js';
 import { runOwnerNames } from '../core/graph.js';
+import type { RunTargetReading } from '../core/runtargets.js';
 import { decideBounded, logReadProblems } from './decisions.js';
 import type { Remaining } from '../kube/api.js';
 import type { KubeCluster, Scope, ServedApis, TargetDeleteOutcome } from '../kube/cluster.js';
@@ -60,6 +61,8 @@ export interface DatedView {
   readMs: number;
   /** The resourceVersions, by uid, of runs the listing read and did not keep (core/needed.ts): a re-check knows them. */
   passedOver?: ReadonlyMap<string, string>;
+  /** Set when a run collector is on: how its targets were read from the run listing, and are read again. */
+  runTargets?: RunTargetReading;
 }
 
 /** Where a re-check reads: the candidates' namespaces, and of those the ones whose candidates Pods or StatefulSets may hold. */
@@ -91,7 +94,9 @@ export async function refreshView(
   pass: RecheckScope,
 ): Promise<DatedView> {
   const readAt = deps.now().getTime();
-  const { changed, goneUids } = await deps.cluster.runsChangedSince(apis, dated.view.runs, pass.namespaces, pass.scope, dated.passedOver);
+  const reading = dated.runTargets;
+  const listedRunTargets = reading === undefined ? undefined : { reading, listed: dated.view.targets.filter((target) => target.run !== undefined) };
+  const { changed, goneUids, changedTargets } = await deps.cluster.runsChangedSince(apis, dated.view.runs, pass.namespaces, pass.scope, dated.passedOver, listedRunTargets);
   const namespaces = await deps.cluster.readNamespaces(pass.scope);
   const holders = pass.holders ?? { pods: [], statefulSets: [] };
   const pods = holders.pods.length === 0 ? undefined : await deps.cluster.listPods(apis, pass.scope, holders.pods, { recheck: true });
@@ -108,13 +113,38 @@ export async function refreshView(
   const freshStatefulSets = withFresh(dated.view.statefulSets, statefulSets, holders.statefulSets);
   const unsettled = settled === undefined || settled.size === 0 ? dated.view.targets : dated.view.targets.filter((target) => !settled.has(target.uid));
   const view: ClusterView = {
-    targets: withConditions(unsettled, claims),
+    targets: withRunsAgain(withConditions(unsettled, claims), changedTargets, goneUids),
     runs,
     namespaces,
     ...(freshPods !== undefined && { pods: freshPods }),
     ...(freshStatefulSets !== undefined && { statefulSets: freshStatefulSets }),
   };
-  return { view, readAt, readMs: deps.now().getTime() - readAt, ...(dated.passedOver !== undefined && { passedOver: dated.passedOver }) };
+  return {
+    view,
+    readAt,
+    readMs: deps.now().getTime() - readAt,
+    ...(dated.passedOver !== undefined && { passedOver: dated.passedOver }),
+    ...(reading !== undefined && { runTargets: reading }),
+  };
+}
+
+/**
+ * The view's run targets as read again: a changed run's record replaces the listed one (its
+ * DELETE then carries the version this decision read), a gone one leaves, and a new one joins
+ * its group, where it can only push older runs further down (and redecide acts on no new
+ * decision). Other targets are as they were.
+ */
+function withRunsAgain(targets: readonly TargetRecord[], again: readonly TargetRecord[], goneUids: ReadonlySet<string>): readonly TargetRecord[] {
+  if (again.length === 0 && goneUids.size === 0) return targets;
+  const fresh = new Map(again.map((target) => [target.uid, target]));
+  const kept = targets.flatMap((target) => {
+    if (target.run === undefined) return [target];
+    if (goneUids.has(target.uid)) return [];
+    const replaced = fresh.get(target.uid);
+    fresh.delete(target.uid);
+    return [replaced ?? target];
+  });
+  return [...kept, ...fresh.values()];
 }
 
 /** The view's holders of one kind: those listed again replace the ones of their namespaces. */

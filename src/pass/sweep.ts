@@ -1,5 +1,6 @@
 import { breachText, capBreaches } from './caps.js';
-import { DEFAULT_COLLECTORS, collectorOf, type Collector } from '../core/collectors.js';
+import { COLLECTORS, DEFAULT_COLLECTORS, collectorOf, isCollectorName, type Collector } from '../core/collectors.js';
+import { SharedStrings, type RunTargetReading } from '../core/runtargets.js';
 import { RUN_KINDS, RUN_KIND_NAMES } from '../core/kinds.js';
 import { PassedOverRuns, releasingOwners, runsNeededBy, targetStrings } from '../core/needed.js';
 import { formatRetentionDuration } from '../core/retention.js';
@@ -75,7 +76,7 @@ export async function runPass(config: Config, settings: PassSettings, deps: Swee
     plans,
     startedAt: deps.now(),
     settings,
-    warnings: configWarnings(settings.policy),
+    warnings: configWarnings(settings),
   };
   return outcomeOf(pass, await sweep(pass));
 }
@@ -320,11 +321,21 @@ function readFailure(error: unknown): string {
 }
 
 /** Settings that are allowed but worth a line in the report. */
-function configWarnings(policy: Pick<Policy, 'minAgeMs'>): string[] {
-  if (policy.minAgeMs >= MIN_AGE_WARNING_MS) return [];
-  return [
-    `--min-age ${policy.minAgeMs / 1000}s is under a minute: Tekton resolves a run's references a few seconds after the run is created, so a target created for a run that is just starting may be deleted`,
-  ];
+function configWarnings({ policy, collect }: Pick<PassSettings, 'policy' | 'collect'>): string[] {
+  const warnings: string[] = [];
+  if (policy.minAgeMs < MIN_AGE_WARNING_MS) {
+    warnings.push(
+      `--min-age ${policy.minAgeMs / 1000}s is under a minute: Tekton resolves a run's references a few seconds after the run is created, so a target created for a run that is just starting may be deleted`,
+    );
+  }
+  const runs = collect.filter((name) => COLLECTORS[name].decides === 'history');
+  const limits = policy.runs;
+  if (runs.length > 0 && limits?.keepSuccessful === undefined && limits?.keepFailed === undefined && limits?.ttl === undefined && limits?.external === undefined) {
+    warnings.push(
+      `${runs.join(' and ')}: no --keep, --keep-successful, --keep-failed or --run-ttl, so only runs whose own or whose namespace's ${policy.labelPrefix}/keep, keep-successful, keep-failed or run-ttl label sets a limit can go; every other run is kept (no-run-policy)`,
+    );
+  }
+  return warnings;
 }
 
 /** A run kind this cluster does not serve has no runs; the report says it was not read rather than pass over it. */
@@ -340,7 +351,7 @@ function unservedRunKinds(apis: ServedApis): string[] {
  * namespace only (core/kinds.ts, refs.ts), a target's ownerReferences never leave its
  * namespace, nor a child TaskRun's, so a run anywhere else cannot change a decision.
  */
-async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope, options: { recheck: boolean }): Promise<{ listed: DatedView; runsRead: number }> {
+async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope, options: { recheck: boolean; policy: Policy }): Promise<{ listed: DatedView; runsRead: number }> {
   const readAt = deps.now().getTime();
   deps.progress?.update({ stage: 'listing-targets' });
   const targets = inScope(await deps.cluster.listTargets(apis, scope), scope);
@@ -349,7 +360,11 @@ async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope, opti
   // Runs no decision reads are counted and forgotten as they are read (core/needed.ts); a
   // pass that re-checks keeps their versions, to tell them from new runs.
   const passedOver = new PassedOverRuns(runsNeededBy(targets), { versions: options.recheck, strings: targetStrings(targets), releasing: releasingOwners(targets) });
-  const runs = await deps.cluster.listRuns(apis, scope, targetNamespaces, passedOver);
+  // With a run collector on, the runs are targets too: read in every namespace in scope, from the same listing.
+  const runTargets = collectsRunTargets(apis) ? { reading: runTargetReading(options.policy), targets: [] as TargetRecord[] } : undefined;
+  const runs = await deps.cluster.listRuns(apis, scope, runTargets === undefined ? targetNamespaces : undefined, passedOver, runTargets);
+  // One push per record: a spread of tens of thousands overflows the call stack.
+  for (const target of runTargets?.targets ?? []) targets.push(target);
   // Then what may hold a leftover, where targets whose rules read it are: never for PipelineResources alone.
   const pods = apis.pods === undefined ? undefined : await deps.cluster.listPods(apis, scope, namespacesWhere(targets, (collector) => collector.reads.pods));
   const statefulSets = apis.statefulSets === undefined ? undefined : await deps.cluster.listStatefulSets(apis, scope, namespacesWhere(targets, (collector) => collector.reads.statefulSets));
@@ -359,7 +374,13 @@ async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope, opti
   deps.log.debug({ targets: targets.length, runs: runsRead, runsKept: runs.length, targetNamespaces: targetNamespaces.length, namespaces: namespaces.size, ...(pods !== undefined && { pods: pods.length }), ...(statefulSets !== undefined && { statefulSets: statefulSets.length }) }, 'cluster read');
   logReadProblems(deps.log, runs);
   const view: ClusterView = { targets, runs, namespaces, ...(pods !== undefined && { pods }), ...(statefulSets !== undefined && { statefulSets }) };
-  const listed: DatedView = { view, readAt, readMs: deps.now().getTime() - readAt, ...(passedOver.versions !== undefined && { passedOver: passedOver.versions }) };
+  const listed: DatedView = {
+    view,
+    readAt,
+    readMs: deps.now().getTime() - readAt,
+    ...(passedOver.versions !== undefined && { passedOver: passedOver.versions }),
+    ...(runTargets !== undefined && { runTargets: runTargets.reading }),
+  };
   return { listed, runsRead };
 }
 
@@ -376,7 +397,7 @@ type Decided =
 async function readAndDecide(deps: SweepDeps, apis: ServedApis, scope: Scope, policy: Policy, options: { recheck: boolean }): Promise<Decided> {
   let read: { listed: DatedView; runsRead: number };
   try {
-    read = await readCluster(deps, apis, scope, options);
+    read = await readCluster(deps, apis, scope, { ...options, policy });
   } catch (error) {
     return { kind: 'unreadable', error };
   }
@@ -384,6 +405,21 @@ async function readAndDecide(deps: SweepDeps, apis: ServedApis, scope: Scope, po
   const decisions = decideBounded(read.listed.view, policy, decidedAt);
   const { runsRead, listed } = read;
   return options.recheck ? { kind: 'decided-to-recheck', decisions, decidedAt, runsRead, listed } : { kind: 'decided', decisions, decidedAt, runsRead };
+}
+
+/** Whether a run collector is on and served: its targets come with the run listing. */
+function collectsRunTargets(apis: ServedApis): boolean {
+  return Object.keys(apis.targets).some((name) => isCollectorName(name) && COLLECTORS[name].decides === 'history');
+}
+
+/** How runs are read as targets in one pass: the keys the policy reads, and one copy of each namespace and label map. */
+function runTargetReading(policy: Policy): RunTargetReading {
+  const runs = policy.runs;
+  return {
+    shared: new SharedStrings(),
+    ...(runs?.groupBy !== undefined && { groupBy: runs.groupBy }),
+    ...(runs?.keeps !== undefined && { keeps: runs.keeps }),
+  };
 }
 
 /** The namespaces, sorted, that hold targets of a collector `reads` picks. */

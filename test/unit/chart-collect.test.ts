@@ -110,6 +110,39 @@ describe('RBAC per collector: rules only for the collectors on', () => {
     ]);
   });
 
+  it('runs: delete on pipelineruns or taskruns only when live and that run collector is named; list as before', async () => {
+    assert.deepEqual(await clusterRules({ ...LIVE, collect: ['pipelineruns'] }), [NAMESPACES, EVENTS, 'tekton.dev pipelineruns [] delete', RUNS]);
+    assert.deepEqual(await clusterRules({ ...LIVE, collect: ['taskruns'] }), [NAMESPACES, EVENTS, RUNS, 'tekton.dev taskruns [] delete']);
+    assert.deepEqual(await clusterRules({ ...LIVE, collect: ['pipelineresources', 'pipelineruns', 'taskruns'] }), [
+      NAMESPACES,
+      EVENTS,
+      'tekton.dev pipelineresources [] get,list,delete',
+      'tekton.dev pipelineruns,taskruns [] delete',
+      RUNS,
+    ]);
+    // A dry run, or a release that names no run collector, may not delete a run.
+    assert.deepEqual(await clusterRules({ collect: ['pipelineruns', 'taskruns'] }), [NAMESPACES, EVENTS, RUNS]);
+    assert.ok(!(await clusterRules({ ...LIVE, collect: ['workspace-pvcs'] })).some((rule) => rule.startsWith('tekton.dev pipelineruns') && writes(rule)));
+    // Named namespaces: the same rules in each Role.
+    const roles = (await render({ ...LIVE, collect: ['pipelineruns'], namespaces: ['ci'] })).filter((object) => object.kind === 'Role');
+    assert.ok(roles.length > 0);
+    for (const role of roles) assert.ok(rulesOf((role as V1Role).rules).includes('tekton.dev pipelineruns [] delete'), role.metadata.name);
+  });
+
+  it("runs: the runs' settings go as flags only when set, and only with a run collector", async () => {
+    const args = (values: Values): Promise<string[]> => render(values).then((objects) => containerOf(objects).args ?? []);
+    assert.deepEqual(await args({ ...LIVE, collect: ['pipelineruns'] }), ['run', '--collect=pipelineruns']);
+    assert.deepEqual(await args({ ...LIVE, collect: ['pipelineruns'], keep: 5, keepFailed: 2, runTtl: '7d', groupBy: 'app', requireResultsStored: true }), [
+      'run',
+      '--collect=pipelineruns',
+      '--keep=5',
+      '--keep-failed=2',
+      '--run-ttl=7d',
+      '--group-by=app',
+      '--require-results-stored',
+    ]);
+  });
+
   it('pvcFinalizer purge adds patch on PersistentVolumeClaims, and nothing else', async () => {
     const keep = await clusterRules({ ...LIVE, collect: ['workspace-pvcs'] });
     const purge = await clusterRules({ ...LIVE, collect: ['workspace-pvcs'], pvcFinalizer: 'purge' });
@@ -227,7 +260,7 @@ describe('bad collector values fail the render, each in one line that says what 
     return exit.stderr;
   }
 
-  const VALID = "'pipelineresources', 'affinity-assistants', 'pac-secrets', 'workspace-pvcs', 'resolution-requests'";
+  const VALID = "'pipelineresources', 'affinity-assistants', 'pac-secrets', 'workspace-pvcs', 'resolution-requests', 'pipelineruns', 'taskruns'";
 
   // The schema's checks: Helm names the value's path and what it takes, on one line.
   const SCHEMA: { why: string; values: Values; line: RegExp }[] = [
@@ -240,6 +273,8 @@ describe('bad collector values fail the render, each in one line that says what 
     { why: 'a cap on an unknown collector', values: { maxDeletionsPerKind: { pvcs: 5 } }, line: /^.*at '\/maxDeletionsPerKind': additional properties 'pvcs' not allowed$/m },
     { why: 'a negative cap', values: { maxDeletionsPerKind: { 'pac-secrets': -1 } }, line: /^.*at '\/maxDeletionsPerKind\/pac-secrets': minimum: got -1, want 0$/m },
     { why: 'a fractional cap', values: { maxDeletionsPerKind: { 'pac-secrets': 2.5 } }, line: /^.*at '\/maxDeletionsPerKind\/pac-secrets': got number, want integer$/m },
+    { why: 'a history limit that is not a whole number', values: { collect: ['pipelineruns'], keep: 'five' }, line: /^.*at '\/keep': 'five' does not match pattern/m },
+    { why: 'a run TTL that is not a duration', values: { collect: ['pipelineruns'], runTtl: '7days' }, line: /^.*at '\/runTtl': '7days' does not match pattern/m },
   ];
 
   for (const { why, values, line } of SCHEMA) {
@@ -261,6 +296,21 @@ describe('bad collector values fail the render, each in one line that says what 
       why: 'a cap on a collector that is off',
       values: { collect: ['pipelineresources', 'workspace-pvcs'], maxDeletionsPerKind: { 'pac-secrets': 5 } },
       line: /maxDeletionsPerKind: pac-secrets is capped but not in collect \(pipelineresources, workspace-pvcs\); cap only collectors that are on, or add it, such as --set 'collect=\{pipelineresources,workspace-pvcs,pac-secrets\}'$/,
+    },
+    {
+      why: "a run setting without a run collector",
+      values: { keep: 3 },
+      line: /keep: 3 applies to runs, which collect \(pipelineresources\) does not name; add pipelineruns or taskruns, such as --set 'collect=\{pipelineresources,pipelineruns\}'$/,
+    },
+    {
+      why: 'a selector with a run collector (its groups are whole)',
+      values: { collect: ['pipelineruns'], selector: 'app=ci' },
+      line: /selector: app=ci does not apply to pipelineruns yet \(a run's history is its whole group's\); leave selector empty, or collect runs in a release of their own$/,
+    },
+    {
+      why: 'a plan with a run collector (plans do not cover runs yet)',
+      values: { ...LIVE, collect: ['taskruns'], planConfigMap: 'reviewed-plan' },
+      line: /planConfigMap: reviewed-plan: plans do not cover taskruns yet; leave planConfigMap empty, or collect runs in a release of their own$/,
     },
     {
       why: 'extraEnv setting TRGC_COLLECT, which would collect behind the RBAC',

@@ -22,6 +22,7 @@ import {
   LEFTOVER_REASONS,
   REASONS,
   RESOLUTION_REASONS,
+  RUN_REASONS,
   type Action,
   type ClusterView,
   type Decision,
@@ -1660,8 +1661,8 @@ describe('explain: the rule by its kind’s table, retain on the owner run, coll
 });
 
 describe('the collectors, as data', () => {
-  it('one collector per kind, in delete order: a StatefulSet before the claims it names', () => {
-    const kinds: TargetKindName[] = ['PipelineResource', 'StatefulSet', 'Secret', 'PersistentVolumeClaim', 'ResolutionRequest'];
+  it('one collector per kind, in delete order: a StatefulSet before the claims it names, runs last', () => {
+    const kinds: TargetKindName[] = ['PipelineResource', 'StatefulSet', 'Secret', 'PersistentVolumeClaim', 'ResolutionRequest', 'PipelineRun', 'TaskRun'];
     assert.deepEqual(COLLECTOR_NAMES.map((name) => COLLECTORS[name].kind), kinds);
     for (const kind of kinds) assert.equal(collectorOf(kind).kind, kind);
     assert.ok(COLLECTOR_NAMES.indexOf('affinity-assistants') < COLLECTOR_NAMES.indexOf('workspace-pvcs'));
@@ -1681,8 +1682,10 @@ describe('the collectors, as data', () => {
       [...REASONS],
     );
     assert.deepEqual(LEFTOVER_REASONS.filter((reason) => !REASONS.includes(reason)), ['user-claimed', 'in-use-by-pod', 'in-use-by-statefulset', 'owner-gone']);
-    assert.equal(new Set(ALL_REASONS).size, 15);
-    assert.deepEqual(ALL_REASONS.filter((reason) => !LEFTOVER_REASONS.includes(reason)), ['resolution-stored']);
+    assert.equal(new Set(ALL_REASONS).size, 22);
+    assert.deepEqual(ALL_REASONS.filter((reason) => !LEFTOVER_REASONS.includes(reason) && !RUN_REASONS.includes(reason)), ['resolution-stored']);
+    // Each table's order is ALL_REASONS' order.
+    for (const table of [REASONS, LEFTOVER_REASONS, RESOLUTION_REASONS, RUN_REASONS]) assert.deepEqual(ALL_REASONS.filter((reason) => table.includes(reason)), [...table]);
   });
 
   it('the ResolutionRequests’ table is the leftovers’ without the holders’ rows, and resolution-stored before runs-finished', () => {

@@ -131,7 +131,7 @@ class TimedCluster {
       const before = new Map(listed.map((record) => [record.uid, record.resourceVersion]));
       const changed = [...this.runs.values()].filter((record) => before.get(record.uid) !== record.resourceVersion);
       const goneUids = new Set(listed.filter((record) => !this.runs.has(record.uid)).map((record) => record.uid));
-      return { changed, goneUids };
+      return { changed, goneUids, changedTargets: [] };
     },
     readNamespaces: () => Promise.resolve(new Map()),
     readTarget: (_apis, _namespace, name) => Promise.resolve([...this.targets.values()].find((record) => record.name === name) ?? null),
@@ -642,7 +642,7 @@ class RecordingCluster {
   readonly api: DeletePhaseDeps['cluster'] = {
     runsChangedSince: () => {
       this.requests.push('list runs');
-      return Promise.resolve({ changed: [...this.created], goneUids: new Set<string>() });
+      return Promise.resolve({ changed: [...this.created], goneUids: new Set<string>(), changedTargets: [] });
     },
     runsNamed: (_apis, namespace, name) => {
       this.requests.push(`get runs named ${name}`);
