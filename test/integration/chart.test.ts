@@ -1581,6 +1581,41 @@ describe("each leftover collector under the chart's RBAC, with a token of the ch
     assert.deepEqual((await admin.makeApiClient(CoreV1Api).listNamespacedSecret({ namespace })).items.map((item) => item.metadata?.name), []);
     assert.deepEqual((await admin.makeApiClient(AppsV1Api).listNamespacedStatefulSet({ namespace })).items.map((item) => item.metadata?.name), []);
   });
+
+  test('pipelineruns live: deletes a PipelineRun (Background, with preconditions), never a TaskRun; a dry release, or one that names no run collector, deletes no run', async () => {
+    const namespace = 'runs-rbac';
+    await createNamespace(namespace);
+    const admin = controlPlane.kubeConfig().makeApiClient(CustomObjectsApi);
+    const runs = { group: 'tekton.dev', version: 'v1', namespace };
+    const made = (await admin.createNamespacedCustomObject({
+      ...runs,
+      plural: 'pipelineruns',
+      body: { apiVersion: 'tekton.dev/v1', kind: 'PipelineRun', metadata: { name: 'nightly-1', namespace }, spec: { pipelineRef: { name: 'build' } } },
+    })) as { metadata: { uid: string; resourceVersion: string } };
+    await admin.createNamespacedCustomObject({ ...runs, plural: 'taskruns', body: { apiVersion: 'tekton.dev/v1', kind: 'TaskRun', metadata: { name: 'lint-1', namespace }, spec: { taskRef: { name: 'lint' } } } });
+
+    await createNamespace('trgc-runs');
+    const release = await render('runs', 'trgc-runs', { ...LIVE, collect: ['pipelineruns'], keep: 3 });
+    await install(release);
+    const { custom } = await clientsOf(release);
+    assert.equal(await statusOf(custom.deleteNamespacedCustomObject({ ...runs, plural: 'taskruns', name: 'lint-1' })), 403);
+    const body = { preconditions: { uid: made.metadata.uid, resourceVersion: made.metadata.resourceVersion }, propagationPolicy: 'Background' };
+    assert.equal(await statusOf(custom.deleteNamespacedCustomObject({ ...runs, plural: 'pipelineruns', name: 'nightly-1', body })), 200);
+    assert.equal(await statusOf(admin.getNamespacedCustomObject({ ...runs, plural: 'pipelineruns', name: 'nightly-1' })), 404);
+    assert.deepEqual(await allowed(release, namespace), [...RUNS_ALLOWED, ...NAMESPACES_ALLOWED, 'create events', 'delete pipelineruns'].sort());
+
+    for (const [name, values] of [
+      ['runs-dry', { collect: ['pipelineruns', 'taskruns'], keep: 3 }],
+      ['runs-none', { ...LIVE, collect: ['workspace-pvcs'] }],
+    ] as const) {
+      await createNamespace(`trgc-${name}`);
+      const other = await render(name, `trgc-${name}`, values);
+      await install(other);
+      const granted = await allowed(other, namespace);
+      assert.ok(!granted.includes('delete pipelineruns') && !granted.includes('delete taskruns'), `${name}: ${granted.join(', ')}`);
+      assert.ok(granted.includes('list pipelineruns'), name);
+    }
+  });
 });
 
 // ---- the image ----
