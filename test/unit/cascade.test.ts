@@ -1,0 +1,165 @@
+/**
+ * What goes with deleted runs (src/core/cascade.ts, docs/spec.md "What goes with a run"):
+ * rows for each case the rule names, and a property against a plain fixed point written
+ * from the rule's sentence, over random ownership forests. Seeded: set TRGC_FC_SEED to
+ * replay a failure.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { cascadeOf, cascadeTotals, rootsKeptForDependents, type CascadeRoot, type OwnedObject } from '../../src/core/cascade.js';
+import type { OwnerRef } from '../../src/core/types.js';
+
+const NS = 'ci';
+
+function owner(of: { kind: string; name: string; uid: string }): OwnerRef {
+  return { kind: of.kind, name: of.name, uid: of.uid, controller: true };
+}
+
+function object(kind: string, name: string, owners: readonly { kind: string; name: string; uid: string }[] = [], namespace = NS): OwnedObject {
+  return { kind, namespace, name, uid: `uid-${namespace}-${name}`, ownerReferences: owners.map(owner) };
+}
+
+const run: CascadeRoot = { kind: 'PipelineRun', namespace: NS, name: 'build-1', uid: 'uid-ci-build-1' };
+const other: CascadeRoot = { kind: 'PipelineRun', namespace: NS, name: 'build-2', uid: 'uid-ci-build-2' };
+
+function names(list: readonly OwnedObject[] | undefined): string[] {
+  return (list ?? []).map((o) => `${o.kind}/${o.name}`);
+}
+
+describe('cascadeOf', () => {
+  it('takes a run’s TaskRuns, their Pods and its claim, owners before what they own', () => {
+    const taskRun = object('TaskRun', 'build-1-clone', [run]);
+    const pod = object('Pod', 'build-1-clone-pod', [taskRun]);
+    const claim = object('PersistentVolumeClaim', 'pvc-1', [run]);
+    const cascade = cascadeOf([run], [pod, claim, taskRun]);
+    assert.deepEqual(names(cascade.byRoot.get(run.uid)), ['PersistentVolumeClaim/pvc-1', 'TaskRun/build-1-clone', 'Pod/build-1-clone-pod']);
+    assert.equal(cascade.size, 3);
+  });
+
+  it('keeps an object another owner still stands for, and one with no owner', () => {
+    const shared = object('Secret', 'shared', [run, other]);
+    const unowned = object('PersistentVolumeClaim', 'mine');
+    const cascade = cascadeOf([run], [shared, unowned]);
+    assert.equal(cascade.size, 0);
+  });
+
+  it('keeps an object that names one going owner twice while another owner stands', () => {
+    const twice = { ...object('Secret', 'twice', [run, run, other]) };
+    assert.equal(cascadeOf([run], [twice]).size, 0);
+    assert.deepEqual(names(cascadeOf([run, other], [twice]).byRoot.get(run.uid)), ['Secret/twice']);
+  });
+
+  it('counts an object once, with the root of its first owner, when two deleted runs own it', () => {
+    const shared = object('Secret', 'shared', [other, run]);
+    const cascade = cascadeOf([run, other], [shared]);
+    assert.equal(cascade.size, 1);
+    assert.deepEqual(names(cascade.byRoot.get(other.uid)), ['Secret/shared']);
+    assert.equal(cascade.byRoot.get(run.uid), undefined);
+  });
+
+  it('matches an owner by kind, name and uid in the object’s own namespace', () => {
+    const renamed = object('TaskRun', 'renamed', [{ ...run, name: 'build-1-old' }]);
+    const otherKind = object('TaskRun', 'other-kind', [{ ...run, kind: 'TaskRun' }]);
+    const elsewhere = object('TaskRun', 'elsewhere', [run], 'other-namespace');
+    assert.equal(cascadeOf([run], [renamed, otherKind, elsewhere]).size, 0);
+  });
+
+  it('totals by kind, with the bytes of what has a size', () => {
+    const claims = [object('PersistentVolumeClaim', 'a', [run]), object('PersistentVolumeClaim', 'b', [run]), object('Pod', 'p', [run])];
+    const bytes: Record<string, number> = { a: 1024, b: 2048 };
+    assert.deepEqual(Object.fromEntries(cascadeTotals(claims, (o) => bytes[o.name])), {
+      PersistentVolumeClaim: { count: 2, bytes: 3072 },
+      Pod: { count: 1, bytes: 0 },
+    });
+  });
+});
+
+describe('rootsKeptForDependents', () => {
+  it('keeps a run whose cascade would take a protected object, and the cascade without it', () => {
+    const retained = object('PersistentVolumeClaim', 'keep-me', [run]);
+    const free = object('PersistentVolumeClaim', 'free', [other]);
+    const { kept, cascade } = rootsKeptForDependents([run, other], [retained, free], (o) => o.name === 'keep-me');
+    assert.deepEqual([...kept].map(([uid, o]) => [uid, o.name]), [[run.uid, 'keep-me']]);
+    assert.deepEqual(names(cascade.byRoot.get(other.uid)), ['PersistentVolumeClaim/free']);
+    assert.equal(cascade.byRoot.get(run.uid), undefined);
+  });
+
+  it('takes the cascade again once a run is kept: a jointly owned object then stays', () => {
+    // The TaskRun goes only with both runs; its Pod is protected and owned by it alone.
+    const joint = object('TaskRun', 'joint', [run, other]);
+    const pod = object('Pod', 'joint-pod', [joint]);
+    const { kept, cascade } = rootsKeptForDependents([run, other], [joint, pod], (o) => o.kind === 'Pod');
+    assert.deepEqual([...kept.keys()], [run.uid]);
+    assert.equal(cascade.size, 0);
+  });
+});
+
+/** The rule's sentence, as a fixed point: an object goes when it has owners and each is a root or goes. */
+function oracle(roots: readonly CascadeRoot[], objects: readonly OwnedObject[]): Set<string> {
+  const going = new Map<string, { kind: string; name: string }>(roots.map((r) => [`${r.namespace}/${r.uid}`, r]));
+  const result = new Set<string>();
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const o of objects) {
+      const id = `${o.namespace}/${o.uid}`;
+      if (going.has(id) || o.ownerReferences.length === 0) continue;
+      const all = o.ownerReferences.every((ref) => {
+        const g = going.get(`${o.namespace}/${ref.uid}`);
+        return g !== undefined && g.kind === ref.kind && g.name === ref.name;
+      });
+      if (all) {
+        going.set(id, o);
+        result.add(id);
+        changed = true;
+      }
+    }
+  }
+  return result;
+}
+
+describe('cascadeOf, as a property', () => {
+  it('takes exactly what the fixed point of the rule takes, each object once', () => {
+    const seed = process.env['TRGC_FC_SEED'] === undefined ? {} : { seed: Number(process.env['TRGC_FC_SEED']) };
+    const forest = fc
+      .record({
+        size: fc.integer({ min: 1, max: 24 }),
+        roots: fc.integer({ min: 0, max: 4 }),
+        namespaces: fc.integer({ min: 1, max: 2 }),
+      })
+      .chain(({ size, roots, namespaces }) =>
+        fc.record({
+          roots: fc.constant(roots),
+          nodes: fc.array(
+            fc.record({
+              namespace: fc.integer({ min: 0, max: namespaces - 1 }),
+              // Owners among earlier nodes (or any node: cycles too), sometimes by a wrong name or kind.
+              owners: fc.array(fc.record({ at: fc.integer({ min: 0, max: size - 1 }), wrongName: fc.boolean(), wrongKind: fc.boolean() }), { maxLength: 3 }),
+            }),
+            { minLength: size, maxLength: size },
+          ),
+        }),
+      );
+    fc.assert(
+      fc.property(forest, ({ roots, nodes }) => {
+        const all = nodes.map((node, index) => ({ kind: index % 2 === 0 ? 'TaskRun' : 'Pod', namespace: `ns-${node.namespace}`, name: `n${index}`, uid: `u${index}` }));
+        const rootList: CascadeRoot[] = all.slice(0, Math.min(roots, all.length));
+        const objects: OwnedObject[] = all.slice(rootList.length).map((o, i) => {
+          const node = nodes[i + rootList.length];
+          const owners = (node?.owners ?? []).map(({ at, wrongName, wrongKind }) => {
+            const target = all[at] ?? all[0];
+            if (target === undefined) throw new Error('empty forest');
+            return { kind: wrongKind ? 'Secret' : target.kind, name: wrongName ? `${target.name}-x` : target.name, uid: target.uid, controller: false };
+          });
+          return { ...o, ownerReferences: owners };
+        });
+        const cascade = cascadeOf(rootList, objects);
+        const counted = [...cascade.byRoot.values()].flat().map((o) => `${o.namespace}/${o.uid}`);
+        assert.equal(new Set(counted).size, counted.length, 'an object counted twice');
+        assert.equal(cascade.size, counted.length);
+        assert.deepEqual(new Set(counted), oracle(rootList, objects));
+      }),
+      { numRuns: 1000, ...seed },
+    );
+  });
+});
