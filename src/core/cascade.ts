@@ -14,7 +14,7 @@
  * Pure: the pass hands in the runs it decided to delete and the objects it listed anyway
  * (TaskRuns, Pods, claims, Secrets, StatefulSets, requests); nothing is listed for this.
  */
-import type { OwnerRef } from './types.js';
+import { CASCADE_KINDS, type CascadeCounts, type CascadeKind, type ClusterView, type Decision, type OwnerRef, type TargetRecord } from './types.js';
 
 /** An object as the cascade reads it: who it is and who owns it. */
 export interface OwnedObject {
@@ -149,4 +149,148 @@ export function rootsKeptForDependents<T extends OwnedObject>(
     if (!keptMore) return { kept, cascade };
     remaining = remaining.filter((root) => !kept.has(root.uid));
   }
+}
+
+/** What the census reads of a listed TaskRun: who owns it, the Pod it names, and whether it must stay. */
+export interface TaskRunReading {
+  namespace: string;
+  name: string;
+  uid: string;
+  /** The PipelineRun that owns it, for a child TaskRun. */
+  parent?: { name: string; uid: string };
+  /** `status.podName`: the Pod Tekton made for it, which it owns. */
+  podName?: string;
+  /** Why it may not go (it has not finished, it is retained), when it may not. */
+  stays?: string;
+}
+
+/** `status.podName` and the `retain` label or annotation of a listed TaskRun, read leniently: what cannot be read keeps it. */
+export function readTaskRunExtras(obj: unknown, retainKey: string): { podName?: string; retained?: string } {
+  const record = (value: unknown): Record<string, unknown> | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
+  const root = record(obj);
+  const podName = record(root?.['status'])?.['podName'];
+  const metadata = record(root?.['metadata']);
+  let retained: string | undefined;
+  for (const source of ['labels', 'annotations'] as const) {
+    const value = record(metadata?.[source])?.[retainKey];
+    if (value === undefined) continue;
+    // Any text but "false" retains, as for a target (docs/spec.md, "Retention labels and annotations").
+    if (value !== 'false') retained ??= `its ${source === 'labels' ? 'label' : 'annotation'} ${retainKey} is ${JSON.stringify(value)}`;
+  }
+  return { ...(typeof podName === 'string' && podName !== '' && { podName }), ...(retained !== undefined && { retained }) };
+}
+
+/** Counts packed in one number a run: TaskRuns in the low 26 bits, Pods above (a Map of numbers costs a fraction of a Map of objects). */
+const TASKRUN_UNIT = 1;
+const POD_UNIT = 2 ** 26;
+
+/**
+ * What the run listing says goes with each run: a PipelineRun's TaskRuns and their Pods, a
+ * standalone TaskRun's Pod, counted as the runs are read, so that no record of a child
+ * TaskRun is kept for it. A child that must stay (not finished, retained) is remembered for
+ * its parent, and so is a child that owns a listed target, as an OwnedObject: the claim or
+ * request it owns goes with the PipelineRun through it.
+ */
+export class RunChildren {
+  private readonly counts = new Map<string, number>();
+  private readonly staying = new Map<string, string>();
+  private readonly owning: OwnedObject[] = [];
+
+  /** `ownerUids`: the uids listed targets name in their ownerReferences (targets are listed before runs). */
+  constructor(private readonly ownerUids: ReadonlySet<string>) {}
+
+  add(taskRun: TaskRunReading): void {
+    const root = taskRun.parent?.uid ?? taskRun.uid;
+    const add = (taskRun.parent === undefined ? 0 : TASKRUN_UNIT) + (taskRun.podName === undefined ? 0 : POD_UNIT);
+    if (add > 0) this.counts.set(root, (this.counts.get(root) ?? 0) + add);
+    if (taskRun.parent === undefined) return;
+    if (taskRun.stays !== undefined && !this.staying.has(root)) this.staying.set(root, `its TaskRun ${taskRun.name} ${taskRun.stays}`);
+    if (this.ownerUids.has(taskRun.uid)) {
+      this.owning.push({ kind: 'TaskRun', namespace: taskRun.namespace, name: taskRun.name, uid: taskRun.uid, ownerReferences: [{ kind: 'PipelineRun', name: taskRun.parent.name, uid: taskRun.parent.uid, controller: true }] });
+    }
+  }
+
+  /** The TaskRuns (of a PipelineRun) and Pods that go with the run of `uid`. */
+  of(uid: string): { taskRuns: number; pods: number } {
+    const packed = this.counts.get(uid) ?? 0;
+    return { taskRuns: packed % POD_UNIT, pods: Math.floor(packed / POD_UNIT) };
+  }
+
+  /** Why the PipelineRun of `uid` must stay for one of its TaskRuns, if it must. */
+  stays(uid: string): string | undefined {
+    return this.staying.get(uid);
+  }
+
+  /** The child TaskRuns that own a listed target. */
+  owners(): readonly OwnedObject[] {
+    return this.owning;
+  }
+}
+
+const COUNTED_KINDS: ReadonlySet<string> = new Set<string>(CASCADE_KINDS);
+
+/**
+ * The pass's decisions with what goes with each run it deletes (docs/spec.md, "What goes with
+ * a run"). Decisions come in and go out in the same order; only these change:
+ * - a run decided `delete` that must stay for what would go with it is kept
+ *   (`dependent-kept`): a TaskRun of it that has not finished or is retained, or a listed
+ *   target its collector keeps (a retained claim, one a Pod uses). Deleting the run would
+ *   have Kubernetes' garbage collector delete them whatever this pass decided for them;
+ * - a run that goes carries its cascade: the TaskRuns and Pods the run listing counted,
+ *   and the listed targets that go with it, with their claims' bytes;
+ * - a target its own collector deletes that also goes with a run says which (`goesWith`),
+ *   so that a reader counts it once: it is in the run's cascade and its collector's deletes.
+ */
+export function withCascade(decisions: readonly Decision[], view: Pick<ClusterView, 'targets' | 'children'>): Decision[] {
+  const children = view.children;
+  const roots: CascadeRoot[] = [];
+  const stays = new Map<string, string>();
+  for (const decision of decisions) {
+    const { target } = decision;
+    if (target.run === undefined || decision.action !== 'delete') continue;
+    const why = children?.stays(target.uid);
+    if (why !== undefined) stays.set(target.uid, why);
+    else roots.push(target);
+  }
+  if (roots.length === 0 && stays.size === 0) return [...decisions];
+  const byUid = new Map<string, Decision>();
+  for (const decision of decisions) if (decision.target.run === undefined) byUid.set(decision.target.uid, decision);
+  const owned: OwnedObject[] = [...(children?.owners() ?? [])];
+  for (const target of view.targets) if (target.run === undefined && target.ownerReferences.length > 0) owned.push(target);
+  const { kept, cascade } = rootsKeptForDependents(roots, owned, (object) => byUid.get(object.uid)?.action === 'keep');
+  for (const [uid, object] of kept) {
+    const decision = byUid.get(object.uid);
+    stays.set(uid, `its ${object.kind} ${object.name} would go with it and is kept${decision === undefined ? '' : ` (${decision.reason}: ${decision.message})`}`);
+  }
+  const goesWith = new Map<string, string>();
+  const counts = new Map<string, CascadeCounts>();
+  const rootName = new Map(roots.map((root) => [root.uid, `${root.kind}/${root.name}`]));
+  for (const [root, objects] of cascade.byRoot) {
+    const tally: Partial<Record<CascadeKind, number>> = {};
+    let bytes = 0;
+    for (const object of objects) {
+      if (byUid.get(object.uid)?.action === 'delete') goesWith.set(object.uid, rootName.get(root) ?? root);
+      if (!COUNTED_KINDS.has(object.kind)) continue;
+      const kind = object.kind as CascadeKind;
+      tally[kind] = (tally[kind] ?? 0) + 1;
+      bytes += (object as Partial<TargetRecord>).leftover?.bytes?.value ?? 0;
+    }
+    counts.set(root, { objects: tally, ...(bytes > 0 && { bytes }) });
+  }
+  return decisions.map((decision) => {
+    const { target } = decision;
+    const why = stays.get(target.uid);
+    if (why !== undefined) return { ...decision, action: 'keep', reason: 'dependent-kept', message: `${decision.message}; but ${why}` };
+    if (target.run !== undefined && decision.action === 'delete') return { ...decision, cascade: withChildren(counts.get(target.uid), children?.of(target.uid)) };
+    const run = goesWith.get(target.uid);
+    return run === undefined ? decision : { ...decision, goesWith: run };
+  });
+}
+
+function withChildren(listed: CascadeCounts | undefined, counted: { taskRuns: number; pods: number } | undefined): CascadeCounts {
+  const objects: Partial<Record<CascadeKind, number>> = { ...listed?.objects };
+  // The listing counted every child TaskRun; those that own a target are in `listed` too.
+  if (counted !== undefined && counted.taskRuns > 0) objects.TaskRun = counted.taskRuns;
+  if (counted !== undefined && counted.pods > 0) objects.Pod = counted.pods;
+  return { objects, ...(listed?.bytes !== undefined && { bytes: listed.bytes }) };
 }

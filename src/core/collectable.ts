@@ -54,6 +54,7 @@ const LIFTED: { readonly [R in Reason]: Lifted } = {
   'ttl-expired': { by: 'nothing' },
   'ttl-not-reached': { by: 'time' },
   'no-run-policy': { by: 'change', until: 'a history limit or a run TTL applies to it' },
+  'dependent-kept': { by: 'change', until: 'what would go with it and is kept, is kept no more or is no longer its dependent' },
 };
 
 /** Rule order of the time bounds: on a tie, the later rule is named (the decision would name it last). */

@@ -7,6 +7,7 @@ import { COLLECTOR_NAMES, COLLECTORS, collectorOf, type Collector } from './coll
 import type { DecisionFacts, EffectiveRetainFor, OwnerRetain, RuleEnd, TargetFacts, UnreadableRun, Verdict } from './facts.js';
 import { buildGraph, compareText, type ReferenceGraph } from './graph.js';
 import { decideRuns, type RunDecisionWithFacts } from './history.js';
+import { withCascade } from './cascade.js';
 import { parseTimestampMs, readNamespaceRetain, readTargetRetention, retainValues, retentionKeys } from './retention.js';
 import { holdersShown, unreferenced } from './rules.js';
 import { EMPTY_LIST, type Action, type ClusterView, type Decision, type Policy, type Reason, type ReferenceView, type RetentionDuration, type TargetKindName, type TargetRecord } from './types.js';
@@ -24,7 +25,9 @@ export interface DecisionWithFacts {
  * as soon as it is decided: a pass decides tens of thousands.
  */
 export function decide(view: ClusterView, policy: Policy, now: Date): Decision[] {
-  return decideEach(view, policy, now, (decided) => decided.decision).sort(byTarget);
+  const decisions = decideEach(view, policy, now, (decided) => decided.decision);
+  // What goes with the runs it deletes, and the runs that must stay for it (cascade.ts): only when runs are targets.
+  return (view.children === undefined ? decisions : withCascade(decisions, view)).sort(byTarget);
 }
 
 /** decide(), each decision with the facts it stands on (for `explain`); a run's are history.ts's (runDecisionsIn). */
@@ -202,6 +205,7 @@ export function actionFor(reason: Reason): Action {
     case 'history-kept':
     case 'ttl-not-reached':
     case 'no-run-policy':
+    case 'dependent-kept':
       return 'keep';
     case 'history-exceeded':
     case 'ttl-expired':

@@ -120,13 +120,14 @@ function readCompletionTime(value: unknown, problems: ReadProblem[]): string | u
 
 /**
  * The members of a listed run no reader of its record looks at: its status but for the
- * conditions and completionTime (readRunState), and metadata.managedFields. The adapter leaves
+ * conditions and completionTime (readRunState) and a TaskRun's podName (the census of what
+ * goes with a run, cascade.ts), and metadata.managedFields. The adapter leaves
  * their values out as a page is read (kube/listbody.ts): a PipelineRun's status copies its
  * pipeline's spec and every task's state, most of its bytes, and parsing them was most of
  * what a pass allocated (bench/RESULTS.md, issue 24).
  */
 export function unreadRunMember(parent: string, key: string): boolean {
-  return parent === 'status' ? key !== 'conditions' && key !== 'completionTime' : parent === 'metadata' && key === 'managedFields';
+  return parent === 'status' ? key !== 'conditions' && key !== 'completionTime' && key !== 'podName' : parent === 'metadata' && key === 'managedFields';
 }
 
 /** How much of a run to read: with `leftovers`, also what it links to leftovers (runlinks.ts). */

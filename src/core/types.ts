@@ -227,12 +227,13 @@ export const ALL_REASONS = [
   'ttl-expired',
   'ttl-not-reached',
   'no-run-policy',
+  'dependent-kept',
 ] as const;
 
 export type Reason = (typeof ALL_REASONS)[number];
 
 /** The codes only the runs' table has. */
-const RUN_ONLY_REASONS: ReadonlySet<Reason> = new Set(['run-active', 'results-not-stored', 'history-kept', 'history-exceeded', 'ttl-expired', 'ttl-not-reached', 'no-run-policy']);
+const RUN_ONLY_REASONS: ReadonlySet<Reason> = new Set(['run-active', 'results-not-stored', 'history-kept', 'history-exceeded', 'ttl-expired', 'ttl-not-reached', 'no-run-policy', 'dependent-kept']);
 
 /** Reason codes of the leftovers' decision table (docs/spec.md, "Leftovers"), in rule order: the PipelineResources' codes in their order, and four more. */
 export const LEFTOVER_REASONS: readonly Reason[] = ALL_REASONS.filter((reason) => reason !== 'resolution-stored' && !RUN_ONLY_REASONS.has(reason));
@@ -260,6 +261,7 @@ export const RUN_REASONS: readonly Reason[] = [
   'ttl-expired',
   'ttl-not-reached',
   'no-run-policy',
+  'dependent-kept',
 ];
 
 export type Action = 'keep' | 'delete';
@@ -304,7 +306,21 @@ export interface Decision {
   warnings: readonly string[];
   /** Leftovers: the active Pods and the StatefulSets that use it, when any do. */
   heldBy?: readonly Holder[];
+  /** A run decided `delete`: what the pass's own lists say goes with it (core/cascade.ts). */
+  cascade?: CascadeCounts;
+  /** A target its own collector deletes that also goes with a run this pass deletes: that run, as `PipelineRun/NAME`. */
+  goesWith?: string;
 }
+
+/** What goes with one deleted run, by kind (only kinds with some), and the bytes of its claims. */
+export interface CascadeCounts {
+  objects: Readonly<Partial<Record<CascadeKind, number>>>;
+  bytes?: number;
+}
+
+/** The kinds a run's cascade counts: its TaskRuns and Pods, and the leftovers it owns. */
+export const CASCADE_KINDS = ['TaskRun', 'Pod', 'PersistentVolumeClaim', 'Secret', 'StatefulSet', 'ResolutionRequest'] as const;
+export type CascadeKind = (typeof CASCADE_KINDS)[number];
 
 /** The settings the decision rules use. Durations are milliseconds. */
 export interface Policy {
@@ -365,4 +381,13 @@ export interface ClusterView {
   pods?: readonly PodRecord[];
   /** The StatefulSets of the targets' namespaces, when a collector on reads them (rule 8). */
   statefulSets?: readonly StatefulSetRecord[];
+  /** With a run collector on: the TaskRuns and Pods that go with each run, counted from the run listing (core/cascade.ts). */
+  children?: RunChildrenView;
+}
+
+/** What the run listing counted of each run's children (core/cascade.ts RunChildren). */
+export interface RunChildrenView {
+  of(uid: string): { taskRuns: number; pods: number };
+  stays(uid: string): string | undefined;
+  owners(): readonly { kind: string; namespace: string; name: string; uid: string; ownerReferences: readonly OwnerRef[] }[];
 }

@@ -2,7 +2,8 @@ import { COLLECTORS, COLLECTOR_NAMES, DEFAULT_COLLECTORS, collectorOf, type Coll
 import { toPodRecord, toStatefulSetRecord } from '../core/holders.js';
 import { RUN_KINDS, RUN_KIND_NAMES, TARGET_KIND, preferredRunVersion } from '../core/kinds.js';
 import type { PassedOverRuns } from '../core/needed.js';
-import { toNamespaceRecord, toRunRecord, unreadRunMember } from '../core/runs.js';
+import { isActive, toNamespaceRecord, toRunRecord, unreadRunMember } from '../core/runs.js';
+import { readTaskRunExtras, type TaskRunReading } from '../core/cascade.js';
 import { toRunTarget, type RunTargetReading } from '../core/runtargets.js';
 import { isExcluded } from '../core/scope.js';
 import type { NamespaceRecord, PodRecord, RunKindName, RunRecord, StatefulSetRecord, TargetRecord } from '../core/types.js';
@@ -293,6 +294,8 @@ export class KubeCluster {
           const target = toRunTarget(item, run, runTargets.reading);
           if (target !== null) runTargets.targets.push(target);
         }
+        // What goes with each run is counted here, as the TaskRuns go by: none of them is kept for it (core/cascade.ts).
+        if (kind === 'TaskRun' && runTargets?.children !== undefined && run.namespace !== '') runTargets.children.add(taskRunReading(item, run, runTargets.children.retainKey));
         return passedOver === undefined || passedOver.keeps(run) ? run : undefined;
       };
       const records =
@@ -597,10 +600,31 @@ export class KubeCluster {
   }
 }
 
-/** Where listRuns puts the runs that are targets of a run collector that is on, read as `reading` says. */
+/** Where listRuns puts the runs that are targets of a run collector that is on, read as `reading` says, and the census of their children. */
 export interface RunTargetSink {
   reading: RunTargetReading;
   targets: TargetRecord[];
+  children?: RunChildrenSink;
+}
+
+/** The census of what goes with each run, and the retain key a TaskRun that must stay carries. */
+export interface RunChildrenSink {
+  add(taskRun: TaskRunReading): void;
+  retainKey: string;
+}
+
+/** A listed TaskRun as the census reads it: its parent, its Pod, and whether it must stay. */
+function taskRunReading(item: unknown, run: RunRecord, retainKey: string): TaskRunReading {
+  const extras = readTaskRunExtras(item, retainKey);
+  const stays = isActive(run.state) ? `has not finished (${run.state})` : extras.retained;
+  return {
+    namespace: run.namespace,
+    name: run.name,
+    uid: run.uid,
+    ...(run.parentPipelineRun !== undefined && { parent: run.parentPipelineRun }),
+    ...(extras.podName !== undefined && { podName: extras.podName }),
+    ...(stays !== undefined && { stays }),
+  };
 }
 
 /** Whether the run collector of `kind` is on and served. */

@@ -118,6 +118,8 @@ export async function refreshView(
     namespaces,
     ...(freshPods !== undefined && { pods: freshPods }),
     ...(freshStatefulSets !== undefined && { statefulSets: freshStatefulSets }),
+    // The listing's census: a finished run's TaskRuns do not start again.
+    ...(dated.view.children !== undefined && { children: dated.view.children }),
   };
   return {
     view,

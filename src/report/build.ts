@@ -1,8 +1,9 @@
 import { COLLECTORS, DEFAULT_COLLECTORS, collectorOf, type CollectorName } from '../core/collectors.js';
-import { ALL_REASONS, type Decision, type Reason, type ReferenceView, type TargetKindName } from '../core/types.js';
+import { ALL_REASONS, CASCADE_KINDS, type CascadeKind, type Decision, type Reason, type ReferenceView, type TargetKindName } from '../core/types.js';
 import {
   RESULTS,
   type ByteCounts,
+  type CascadeSummary,
   type KindCounts,
   type Report,
   type ReportItem,
@@ -66,6 +67,7 @@ export function buildReport(pass: PassRecord): Report {
     byKind: countByKind(facts, collect),
   };
   if (collect.includes(SIZED_COLLECTOR)) summary.bytes = countBytes(facts);
+  if (collect.some((name) => COLLECTORS[name].decides === 'history')) summary.cascade = countCascade(facts);
   const report: Report = {
     apiVersion: 'tekton-resource-gc.io/v1',
     kind: 'GCReport',
@@ -83,7 +85,7 @@ export function buildReport(pass: PassRecord): Report {
   return report;
 }
 
-type ItemFacts = Pick<ReportItem, 'kind' | 'action' | 'reason' | 'result' | 'bytes'>;
+type ItemFacts = Pick<ReportItem, 'kind' | 'action' | 'reason' | 'result' | 'bytes' | 'cascade' | 'goesWith'>;
 
 /**
  * The items of a pass's report, each made from its decision when a renderer reads it. Built
@@ -114,7 +116,15 @@ class DecisionItems implements ReportItems {
     for (const decision of this.sorted) {
       const { target, action, reason } = decision;
       const bytes = target.leftover?.bytes?.value;
-      yield { kind: target.kind, action, reason, result: this.resultOf(decision), ...(bytes !== undefined && { bytes }) };
+      yield {
+        kind: target.kind,
+        action,
+        reason,
+        result: this.resultOf(decision),
+        ...(bytes !== undefined && { bytes }),
+        ...(decision.cascade !== undefined && { cascade: decision.cascade }),
+        ...(decision.goesWith !== undefined && { goesWith: decision.goesWith }),
+      };
     }
   }
 
@@ -124,6 +134,24 @@ class DecisionItems implements ReportItems {
     if (decision.action === 'keep') return 'kept';
     return this.dryRun ? 'would-delete' : 'aborted';
   }
+}
+
+/** What goes with the runs decided `delete` (docs/spec.md, "What goes with a run"): kinds in CASCADE_KINDS order. */
+export function countCascade(items: Iterable<Pick<ReportItem, 'kind' | 'action' | 'cascade' | 'goesWith'>>): CascadeSummary {
+  const summary: CascadeSummary = { runs: 0, objects: {}, bytes: 0, alsoCollected: 0 };
+  const tally = new Map<CascadeKind, number>();
+  for (const item of items) {
+    if (item.goesWith !== undefined) summary.alsoCollected += 1;
+    if (item.action !== 'delete' || (item.kind !== 'PipelineRun' && item.kind !== 'TaskRun')) continue;
+    summary.runs += 1;
+    summary.bytes += item.cascade?.bytes ?? 0;
+    for (const [kind, count] of Object.entries(item.cascade?.objects ?? {}) as [CascadeKind, number][]) tally.set(kind, (tally.get(kind) ?? 0) + count);
+  }
+  for (const kind of CASCADE_KINDS) {
+    const count = tally.get(kind);
+    if (count !== undefined) summary.objects[kind] = count;
+  }
+  return summary;
 }
 
 /** Counts of the results that occur, keys in RESULTS order (the order JSON shows them in). */
@@ -201,6 +229,8 @@ function toItem(decision: Decision, result: Result): ReportItem {
     message: decision.message,
     references: decision.references.map((reference) => toReportReference(reference, showVia)),
     ...(decision.heldBy !== undefined && decision.heldBy.length > 0 && { heldBy: decision.heldBy.map(toReportHolder) }),
+    ...(decision.cascade !== undefined && { cascade: { objects: { ...decision.cascade.objects }, ...(decision.cascade.bytes !== undefined && { bytes: decision.cascade.bytes }) } }),
+    ...(decision.goesWith !== undefined && { goesWith: decision.goesWith }),
     result,
   };
 }

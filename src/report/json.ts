@@ -1,4 +1,4 @@
-import { ALL_REASONS } from '../core/types.js';
+import { ALL_REASONS, CASCADE_KINDS, type CascadeKind } from '../core/types.js';
 import { escapeControlsInJson } from '../text/escape.js';
 import { toReportHolder, toReportReference } from './build.js';
 import { RESULTS, type Report, type ReportItem, type ReportSummary } from './model.js';
@@ -100,7 +100,7 @@ function listField(name: 'warnings' | 'errors', values: readonly string[] | unde
 }
 
 function orderedSummary(summary: ReportSummary): ReportSummary {
-  const { bytes } = summary;
+  const { bytes, cascade } = summary;
   return {
     targets: summary.targets,
     runs: summary.runs,
@@ -110,6 +110,7 @@ function orderedSummary(summary: ReportSummary): ReportSummary {
     reasons: pickInOrder(ALL_REASONS, summary.reasons),
     byKind: Object.fromEntries(Object.entries(summary.byKind).map(([kind, counts]) => [kind, { targets: counts.targets, delete: counts.delete, keep: counts.keep }])),
     ...(bytes !== undefined && { bytes: { candidates: bytes.candidates, released: bytes.released, pending: bytes.pending } }),
+    ...(cascade !== undefined && { cascade: { runs: cascade.runs, objects: cascadeObjects(cascade.objects), bytes: cascade.bytes, alsoCollected: cascade.alsoCollected } }),
   };
 }
 
@@ -128,8 +129,15 @@ function orderedItem(item: ReportItem): ReportItem {
     message: item.message,
     references: item.references.map((reference) => toReportReference(reference, reference.via !== undefined)),
     ...(item.heldBy !== undefined && item.heldBy.length > 0 && { heldBy: item.heldBy.map(toReportHolder) }),
+    ...(item.cascade !== undefined && { cascade: { objects: cascadeObjects(item.cascade.objects), ...(item.cascade.bytes !== undefined && { bytes: item.cascade.bytes }) } }),
+    ...(item.goesWith !== undefined && { goesWith: item.goesWith }),
     result: item.result,
   };
+}
+
+/** A cascade's counts in CASCADE_KINDS order. */
+function cascadeObjects(objects: Partial<Record<CascadeKind, number>>): Partial<Record<CascadeKind, number>> {
+  return pickInOrder(CASCADE_KINDS, objects);
 }
 
 /** Nonzero counts only, in the fixed order: a zero would be noise in every report. */

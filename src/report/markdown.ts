@@ -2,7 +2,7 @@ import { ALL_REASONS } from '../core/types.js';
 import { escapeControls } from '../text/escape.js';
 import { countResults } from './build.js';
 import { RESULTS, type Report, type ReportItem, type Result } from './model.js';
-import { bytesLine, describeHolders, describeReferences, describeResults, describeResultsWithReasons, formatBytes, planLine, plural } from './text.js';
+import { bytesLine, cascadeLine, describeHolders, describeReferences, describeResults, describeResultsWithReasons, formatBytes, planLine, plural } from './text.js';
 
 /**
  * A report to paste into a pull-request comment or a chat message: the title says dry run
@@ -134,7 +134,8 @@ function overview(report: Report, namespaceCount: number): string {
   const lead = report.dryRun ? `**Dry run: nothing was deleted.** ${counts}` : counts;
   const plan = report.plan === undefined ? '' : `\n\n${escapeMarkdown(planLine(report.plan))}`;
   const bytes = report.summary.bytes === undefined ? '' : `\n\n${escapeMarkdown(bytesLine(report))}`;
-  return `${lead}\n\n${scopeLine(report)}${plan}${bytes}`;
+  const cascade = report.summary.cascade === undefined ? '' : `\n\n${escapeMarkdown(cascadeLine(report))}`;
+  return `${lead}\n\n${scopeLine(report)}${plan}${bytes}${cascade}`;
 }
 
 function scopeLine(report: Report): string {

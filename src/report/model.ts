@@ -1,5 +1,5 @@
 import type { CollectorName } from '../core/collectors.js';
-import type { Action, Holder, LinkState, LinkVia, Reason, RunKindName, TargetKindName } from '../core/types.js';
+import type { Action, CascadeKind, Holder, LinkState, LinkVia, Reason, RunKindName, TargetKindName } from '../core/types.js';
 
 /**
  * What happened to one target in this pass (docs/reports.md, "Results"). `terminating`: a
@@ -40,7 +40,29 @@ export interface ReportItem {
   references: ReportReference[];
   /** What uses it (in-use-by-pod, in-use-by-statefulset, a terminating claim's Pods); absent when nothing does. */
   heldBy?: ReportHolder[];
+  /** A run decided `delete`: what the pass's own lists say goes with it (docs/spec.md, "What goes with a run"). */
+  cascade?: ReportCascade;
+  /** A target its own collector deletes that also goes with a run this pass deletes: `PipelineRun/NAME`. */
+  goesWith?: string;
   result: Result;
+}
+
+/** What goes with one run: counts by kind (only kinds with some), and the bytes of the claims among them. */
+export interface ReportCascade {
+  objects: Partial<Record<CascadeKind, number>>;
+  bytes?: number;
+}
+
+/** What goes with every run the pass decided to delete, counted once each (summary.cascade). */
+export interface CascadeSummary {
+  /** Runs decided `delete`, whatever their result. */
+  runs: number;
+  /** What goes with them, by kind, each object once. */
+  objects: Partial<Record<CascadeKind, number>>;
+  /** The bytes of the claims among them. */
+  bytes: number;
+  /** Of those, the targets their own collector deletes too (items with `goesWith`). */
+  alsoCollected: number;
 }
 
 /** How many targets of one kind the pass saw, and its decisions for them. */
@@ -85,6 +107,8 @@ export interface ReportSummary {
   byKind: Partial<Record<TargetKindName, KindCounts>>;
   /** Present only when the workspace-pvcs collector was on. */
   bytes?: ByteCounts;
+  /** Present only when a run collector (pipelineruns, taskruns) was on. */
+  cascade?: CascadeSummary;
 }
 
 /**

@@ -86,6 +86,7 @@ export function* renderTextChunks(report: Report): Generator<string> {
   const tail = [
     ...(report.plan === undefined ? [] : [`${planLine(report.plan)}\n`]),
     ...(report.summary.bytes === undefined ? [] : [`${bytesLine(report)}\n`]),
+    ...(report.summary.cascade === undefined ? [] : [`${cascadeLine(report)}\n`]),
     ...(report.warnings ?? []).map((warning) => `warning: ${oneLine(warning)}\n`),
     ...(report.errors ?? []).map((error) => `error: ${oneLine(error)}\n`),
   ];
@@ -232,6 +233,20 @@ export function bytesLine(report: Pick<Report, 'dryRun' | 'summary'>): string {
   const candidates = formatBytes(bytes?.candidates ?? 0);
   if (report.dryRun) return `bytes: ${candidates} would be released (${claims} to delete)`;
   return `bytes: ${formatBytes(bytes?.released ?? 0)} released, ${formatBytes(bytes?.pending ?? 0)} pending (terminating), of ${candidates} (${claims} to delete)`;
+}
+
+/**
+ * e.g. `cascade: 12 runs decided for deletion would take 48 TaskRuns, 48 Pods, 3 PersistentVolumeClaims (3Gi) with
+ * them; 2 targets above go with them too` (docs/reports.md, "What goes with a run").
+ */
+export function cascadeLine(report: Pick<Report, 'dryRun' | 'summary'>): string {
+  const cascade = report.summary.cascade;
+  const runs = plural(cascade?.runs ?? 0, 'run');
+  const objects = Object.entries(cascade?.objects ?? {}).map(([kind, count]) => plural(count, kind));
+  const bytes = (cascade?.bytes ?? 0) > 0 ? ` (${formatBytes(cascade?.bytes ?? 0)})` : '';
+  const what = objects.length === 0 ? 'nothing else listed' : `${objects.join(', ')}${bytes}`;
+  const also = (cascade?.alsoCollected ?? 0) > 0 ? `; ${plural(cascade?.alsoCollected ?? 0, 'target')} above go with them too` : '';
+  return `cascade: ${runs} decided for deletion ${report.dryRun ? 'would take' : 'take'} ${what} with them${also}`;
 }
 
 function withMore(shown: readonly string[], hidden: number): string {

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { cascadeOf, cascadeTotals, rootsKeptForDependents, type CascadeRoot, type OwnedObject } from '../../src/core/cascade.js';
-import type { OwnerRef } from '../../src/core/types.js';
+import { cascadeOf, cascadeTotals, readTaskRunExtras, rootsKeptForDependents, RunChildren, withCascade, type CascadeRoot, type OwnedObject } from '../../src/core/cascade.js';
+import type { Decision, OwnerRef, TargetRecord } from '../../src/core/types.js';
 
 const NS = 'ci';
 
@@ -161,5 +161,66 @@ describe('cascadeOf, as a property', () => {
       }),
       { numRuns: 1000, ...seed },
     );
+  });
+});
+
+describe('withCascade', () => {
+  const target = (kind: TargetRecord['kind'], name: string, extra: Partial<TargetRecord> = {}): TargetRecord => ({
+    kind,
+    namespace: NS,
+    name,
+    uid: `uid-${NS}-${name}`,
+    resourceVersion: '1',
+    createdAt: '2026-11-01T00:00:00Z',
+    labels: {},
+    annotations: {},
+    ownerReferences: [],
+    ...extra,
+  });
+  const runTarget = (name: string): TargetRecord => target('PipelineRun', name, { run: { state: 'succeeded', finishedAt: '2026-11-02T00:00:00Z' } });
+  const decision = (t: TargetRecord, action: 'keep' | 'delete', reason: Decision['reason']): Decision => ({ target: t, action, reason, message: `${reason} because`, references: [], warnings: [] });
+  const ownedBy = (run: TargetRecord): OwnerRef[] => [{ kind: run.kind, name: run.name, uid: run.uid, controller: true }];
+
+  it('counts TaskRuns, Pods and owned claims with their bytes, marks a claim its collector deletes too, keeps a run for a kept dependent', () => {
+    const goes = runTarget('goes');
+    const keptForClaim = runTarget('kept-for-claim');
+    const keptForChild = runTarget('kept-for-child');
+    const kept = runTarget('kept');
+    const claim = target('PersistentVolumeClaim', 'pvc-goes', { ownerReferences: ownedBy(goes), leftover: { marker: 'owned', bytes: { value: 1024 ** 3, from: 'capacity' } } });
+    const retainedClaim = target('PersistentVolumeClaim', 'pvc-retained', { ownerReferences: ownedBy(keptForClaim) });
+    const children = new RunChildren(new Set(['uid-child-owner']));
+    for (let i = 0; i < 3; i += 1) children.add({ namespace: NS, name: `goes-t${i}`, uid: `uid-goes-t${i}`, parent: { name: goes.name, uid: goes.uid }, podName: `goes-t${i}-pod` });
+    children.add({ namespace: NS, name: 'child-owner', uid: 'uid-child-owner', parent: { name: goes.name, uid: goes.uid } });
+    const request = target('ResolutionRequest', 'req', { ownerReferences: [{ kind: 'TaskRun', name: 'child-owner', uid: 'uid-child-owner', controller: true }] });
+    children.add({ namespace: NS, name: 'running-child', uid: 'uid-running', parent: { name: keptForChild.name, uid: keptForChild.uid }, stays: 'has not finished (running)' });
+    const decisions = [
+      decision(claim, 'delete', 'runs-finished'),
+      decision(retainedClaim, 'keep', 'retained'),
+      decision(request, 'delete', 'runs-finished'),
+      decision(goes, 'delete', 'history-exceeded'),
+      decision(keptForClaim, 'delete', 'ttl-expired'),
+      decision(keptForChild, 'delete', 'history-exceeded'),
+      decision(kept, 'keep', 'history-kept'),
+    ];
+    const out = withCascade(decisions, { targets: decisions.map((d) => d.target), children });
+    const by = new Map(out.map((d) => [d.target.name, d]));
+    assert.deepEqual(by.get('goes')?.cascade, { objects: { TaskRun: 4, Pod: 3, PersistentVolumeClaim: 1, ResolutionRequest: 1 }, bytes: 1024 ** 3 });
+    assert.equal(by.get('pvc-goes')?.goesWith, 'PipelineRun/goes');
+    assert.equal(by.get('req')?.goesWith, 'PipelineRun/goes');
+    assert.equal(by.get('kept-for-claim')?.reason, 'dependent-kept');
+    assert.equal(by.get('kept-for-claim')?.action, 'keep');
+    assert.match(by.get('kept-for-claim')?.message ?? '', /PersistentVolumeClaim pvc-retained would go with it and is kept \(retained/);
+    assert.equal(by.get('kept-for-child')?.reason, 'dependent-kept');
+    assert.match(by.get('kept-for-child')?.message ?? '', /its TaskRun running-child has not finished/);
+    assert.equal(by.get('kept')?.reason, 'history-kept');
+    assert.equal(by.get('pvc-retained')?.goesWith, undefined);
+    assert.deepEqual(out.map((d) => d.target.name), decisions.map((d) => d.target.name));
+  });
+
+  it('reads a TaskRun’s Pod and retain leniently: any value but "false" retains', () => {
+    const key = 'tekton-resource-gc.io/retain';
+    assert.deepEqual(readTaskRunExtras({ metadata: { labels: { [key]: 'yes' } }, status: { podName: 'p' } }, key), { podName: 'p', retained: `its label ${key} is "yes"` });
+    assert.deepEqual(readTaskRunExtras({ metadata: { annotations: { [key]: 'false' } }, status: {} }, key), {});
+    assert.deepEqual(readTaskRunExtras({ metadata: { labels: { [key]: 7 } } }, key), { retained: `its label ${key} is 7` });
   });
 });

@@ -1682,7 +1682,7 @@ describe('the collectors, as data', () => {
       [...REASONS],
     );
     assert.deepEqual(LEFTOVER_REASONS.filter((reason) => !REASONS.includes(reason)), ['user-claimed', 'in-use-by-pod', 'in-use-by-statefulset', 'owner-gone']);
-    assert.equal(new Set(ALL_REASONS).size, 22);
+    assert.equal(new Set(ALL_REASONS).size, 23);
     assert.deepEqual(ALL_REASONS.filter((reason) => !LEFTOVER_REASONS.includes(reason) && !RUN_REASONS.includes(reason)), ['resolution-stored']);
     // Each table's order is ALL_REASONS' order.
     for (const table of [REASONS, LEFTOVER_REASONS, RESOLUTION_REASONS, RUN_REASONS]) assert.deepEqual(ALL_REASONS.filter((reason) => table.includes(reason)), [...table]);

@@ -1,0 +1,116 @@
+/**
+ * What goes with a run (docs/spec.md, "What goes with a run") against a real kube-apiserver:
+ * the report counts a deleted PipelineRun's TaskRuns, their Pods and the claim it owns (with
+ * its bytes) from the pass's own lists; the claim its own collector deletes too says so
+ * (`goesWith`), counted once; a run whose claim is retained, or whose TaskRun has not
+ * finished, is kept (`dependent-kept`), in the dry run and in the live pass. No garbage
+ * collector runs here: what the API server holds after the live pass is what the pass deleted.
+ */
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import type { ReportDocument } from '../../src/report/model.js';
+import { Objects } from '../support/objects.js';
+import { passInProcess } from '../support/pass.js';
+import { useControlPlane } from '../support/realserver.js';
+import { hoursAgo, runStatus, type KubeObject, type RunStatusSpec } from '../support/tekton.js';
+
+const GI = 1024 ** 3;
+
+function results(report: ReportDocument): Record<string, string> {
+  return Object.fromEntries(report.items.map((item) => [`${item.kind} ${item.name}`, `${item.reason} ${item.result}`]));
+}
+
+describe('what goes with a run, on a bare kube-apiserver', () => {
+  const server = useControlPlane({ crds: 'v0.45' });
+  let custom: CustomObjectsApi;
+  let objects: Objects;
+  before(() => {
+    custom = server.controlPlane.kubeConfig().makeApiClient(CustomObjectsApi);
+    objects = new Objects(server.controlPlane.kubeConfig());
+  });
+
+  /** A v1 run, then its status as Tekton writes it: a TaskRun's with the Pod it made. */
+  async function run(namespace: string, kind: 'PipelineRun' | 'TaskRun', name: string, status: RunStatusSpec, owner?: KubeObject): Promise<KubeObject> {
+    const plural = kind === 'PipelineRun' ? 'pipelineruns' : 'taskruns';
+    const body = {
+      apiVersion: 'tekton.dev/v1',
+      kind,
+      metadata: {
+        name,
+        namespace,
+        labels: kind === 'PipelineRun' ? { 'tekton.dev/pipeline': 'build' } : { 'tekton.dev/task': 'compile' },
+        ...(owner !== undefined && { ownerReferences: [{ apiVersion: 'tekton.dev/v1', kind: 'PipelineRun', name: owner.metadata.name, uid: owner.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }] }),
+      },
+      spec: kind === 'PipelineRun' ? { pipelineRef: { name: 'build' } } : { taskRef: { name: 'compile' } },
+    };
+    const created = (await custom.createNamespacedCustomObject({ group: 'tekton.dev', version: 'v1', namespace, plural, body })) as KubeObject;
+    const startedAt = 'finishedAt' in status ? new Date(Date.parse(status.finishedAt) - 300_000).toISOString() : new Date().toISOString();
+    const written = runStatus(kind, status, startedAt) as Record<string, unknown>;
+    return (await custom.replaceNamespacedCustomObjectStatus({
+      group: 'tekton.dev',
+      version: 'v1',
+      namespace,
+      plural,
+      name,
+      body: { ...created, status: { ...written, ...(kind === 'TaskRun' && { podName: `${name}-pod` }) } },
+    })) as KubeObject;
+  }
+
+  const ownerOf = (owner: KubeObject): { apiVersion: string; kind: string; name: string; uid: string; controller: boolean } => ({
+    apiVersion: 'tekton.dev/v1',
+    kind: 'PipelineRun',
+    name: owner.metadata.name,
+    uid: owner.metadata.uid ?? '',
+    controller: true,
+  });
+
+  async function names(namespace: string, plural: 'pipelineruns' | 'taskruns'): Promise<string[]> {
+    const list = (await custom.listNamespacedCustomObject({ group: 'tekton.dev', version: 'v1', namespace, plural })) as { items: KubeObject[] };
+    return list.items.map((item) => item.metadata.name).sort();
+  }
+
+  test('a deleted run’s TaskRuns, Pods and claim are its cascade; a retained claim or an unfinished TaskRun keeps its run', async () => {
+    const namespace = 'cascade';
+    await server.seed.namespace(namespace);
+    const done = (hours: number): RunStatusSpec => ({ state: 'succeeded', finishedAt: hoursAgo(hours) });
+    await run(namespace, 'PipelineRun', 'newest', done(1));
+    const goes = await run(namespace, 'PipelineRun', 'goes', done(5));
+    await run(namespace, 'TaskRun', 'goes-a', done(5), goes);
+    await run(namespace, 'TaskRun', 'goes-b', done(5), goes);
+    await objects.claim(namespace, 'pvc-goes', { ownerReferences: [ownerOf(goes)], storage: '2Gi' });
+    const claimKept = await run(namespace, 'PipelineRun', 'claim-kept', done(4));
+    await objects.claim(namespace, 'pvc-retained', { ownerReferences: [ownerOf(claimKept)], labels: { 'tekton-resource-gc.io/retain': 'true' } });
+    const childRunning = await run(namespace, 'PipelineRun', 'child-running', done(3));
+    await run(namespace, 'TaskRun', 'child-running-a', { state: 'running' }, childRunning);
+
+    const args = ['--namespace', namespace, '--min-age', '0s', '--collect', 'pipelineruns,taskruns,workspace-pvcs', '--keep', '1'];
+    const expected = {
+      'PipelineRun newest': 'history-kept kept',
+      'PipelineRun goes': 'history-exceeded would-delete',
+      'PipelineRun claim-kept': 'dependent-kept kept',
+      'PipelineRun child-running': 'dependent-kept kept',
+      'PersistentVolumeClaim pvc-goes': 'runs-finished would-delete',
+      'PersistentVolumeClaim pvc-retained': 'retained kept',
+    };
+    const dry = await passInProcess(server.controlPlane.kubeConfig(), [...args, '--dry-run']);
+    assert.equal(dry.outcome.exitCode, 0, JSON.stringify(dry.outcome.report.errors));
+    const report = dry.outcome.report;
+    assert.deepEqual(results(report), expected);
+    const item = (name: string): ReportDocument['items'][number] | undefined => report.items.find((one) => one.name === name);
+    assert.deepEqual(item('goes')?.cascade, { objects: { TaskRun: 2, Pod: 2, PersistentVolumeClaim: 1 }, bytes: 2 * GI });
+    assert.equal(item('pvc-goes')?.goesWith, 'PipelineRun/goes');
+    assert.match(item('claim-kept')?.message ?? '', /its PersistentVolumeClaim pvc-retained would go with it and is kept \(retained/);
+    assert.match(item('child-running')?.message ?? '', /its TaskRun child-running-a has not finished \(running\)/);
+    assert.equal(item('claim-kept')?.cascade, undefined);
+    assert.deepEqual(report.summary.cascade, { runs: 1, objects: { TaskRun: 2, Pod: 2, PersistentVolumeClaim: 1 }, bytes: 2 * GI, alsoCollected: 1 });
+
+    const live = await passInProcess(server.controlPlane.kubeConfig(), args);
+    assert.equal(live.outcome.exitCode, 0, JSON.stringify(live.outcome.report.errors));
+    // The claim keeps kubernetes.io/pvc-protection, which no controller here removes: it is left terminating.
+    assert.deepEqual(results(live.outcome.report), { ...expected, 'PipelineRun goes': 'history-exceeded deleted', 'PersistentVolumeClaim pvc-goes': 'runs-finished terminating' });
+    assert.deepEqual(await names(namespace, 'pipelineruns'), ['child-running', 'claim-kept', 'newest']);
+    // The TaskRuns are the garbage collector's to delete, and none runs here.
+    assert.deepEqual(await names(namespace, 'taskruns'), ['child-running-a', 'goes-a', 'goes-b']);
+  });
+});
