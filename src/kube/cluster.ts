@@ -3,6 +3,7 @@ import { toPodRecord, toStatefulSetRecord } from '../core/holders.js';
 import { RUN_KINDS, RUN_KIND_NAMES, TARGET_KIND, preferredRunVersion } from '../core/kinds.js';
 import type { PassedOverRuns } from '../core/needed.js';
 import { toNamespaceRecord, toRunRecord, unreadRunMember } from '../core/runs.js';
+import type { PrunerConfigMaps } from '../core/prunerconfig.js';
 import { isExcluded } from '../core/scope.js';
 import type { NamespaceRecord, PodRecord, RunKindName, RunRecord, StatefulSetRecord, TargetRecord } from '../core/types.js';
 import {
@@ -20,6 +21,7 @@ import {
 import { KubeError } from './errors.js';
 import type { KubeHttp } from './http.js';
 import type { OmitMember } from './listbody.js';
+import { readPrunerConfigMaps } from './prunerconfig.js';
 
 /**
  * Which namespaces a pass looks at, and which targets. The namespaces are an intersection:
@@ -301,6 +303,11 @@ export class KubeCluster {
       .map((namespace) => namespace.name)
       .filter((name) => (named.size === 0 || named.has(name)) && !isExcluded(scope, name))
       .sort();
+  }
+
+  /** `--pruner-config`: tektoncd/pruner's ConfigMaps, the global one in `systemNamespace` and the namespace ones in `scope` (kube/prunerconfig.ts). */
+  readPrunerConfigMaps(systemNamespace: string, scope: Scope): Promise<PrunerConfigMaps> {
+    return readPrunerConfigMaps(this.http, this.pageSize, systemNamespace, scope);
   }
 
   /** The namespaces whose labels the decision needs: all of them, or the named ones that exist. */

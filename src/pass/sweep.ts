@@ -3,6 +3,7 @@ import { DEFAULT_COLLECTORS, collectorOf, type Collector } from '../core/collect
 import { RUN_KINDS, RUN_KIND_NAMES } from '../core/kinds.js';
 import { PassedOverRuns, releasingOwners, runsNeededBy, targetStrings } from '../core/needed.js';
 import { formatRetentionDuration } from '../core/retention.js';
+import { readPrunerConfig } from '../core/prunerconfig.js';
 import { isExcluded } from '../core/scope.js';
 import type { ClusterView, Decision, Policy, TargetRecord } from '../core/types.js';
 import type { Config, PassSettings } from '../cli/config.js';
@@ -23,7 +24,19 @@ import { isAborted } from '../process/signals.js';
 export interface SweepDeps {
   cluster: Pick<
     KubeCluster,
-    'discover' | 'listTargets' | 'listRuns' | 'listPods' | 'listStatefulSets' | 'listClaims' | 'readNamespaces' | 'runsChangedSince' | 'runsNamed' | 'deleteTarget' | 'readTarget' | 'purgeClaimProtection'
+    | 'discover'
+    | 'listTargets'
+    | 'listRuns'
+    | 'listPods'
+    | 'listStatefulSets'
+    | 'listClaims'
+    | 'readNamespaces'
+    | 'runsChangedSince'
+    | 'runsNamed'
+    | 'deleteTarget'
+    | 'readTarget'
+    | 'purgeClaimProtection'
+    | 'readPrunerConfigMaps'
   >;
   now: () => Date;
   log: Logger;
@@ -101,6 +114,8 @@ async function sweep(pass: Pass): Promise<Ending> {
   const served = await discover(pass);
   if (served.kind !== 'served') return served;
   const { apis } = served;
+  const pruner = await readPrunerConfigMaps(pass);
+  if (pruner !== undefined) return pruner;
   const decided = await readAndDecide(pass.deps, apis, pass.settings.scope, pass.settings.policy, { recheck: !pass.config.dryRun });
   if (decided.kind === 'unreadable') return couldNotRead(pass.deps, decided.error, 'could not read the cluster; nothing deleted', 0);
   for (const warning of pass.warnings) pass.deps.log.warn(warning);
@@ -158,6 +173,36 @@ async function discover(pass: Pass): Promise<{ kind: 'served'; apis: ServedApis 
   }
   pass.warnings.push(...apis.skipped.map((skip) => skip.why), ...unservedRunKinds(apis));
   return { kind: 'served', apis };
+}
+
+/**
+ * The run collectors read by name, so that this module, which only says whether one is on,
+ * need not know them (they are not collectors of this version: until they are, nothing
+ * applies what --pruner-config reads, and the pass says so).
+ */
+const RUN_COLLECTOR_NAMES: readonly string[] = ['pipelineruns', 'taskruns'];
+
+/**
+ * --pruner-config: tektoncd/pruner's ConfigMaps, read before anything is listed and kept on
+ * the pass's policy (`policy.pruner`). One that cannot be read, or may not be, ends the pass.
+ */
+async function readPrunerConfigMaps(pass: Pass): Promise<Ending | undefined> {
+  const namespace = pass.config.prunerConfig;
+  if (namespace === undefined) return undefined;
+  const logMessage = "could not read tektoncd/pruner's ConfigMaps; nothing deleted";
+  let read: ReturnType<typeof readPrunerConfig>;
+  try {
+    read = readPrunerConfig(await pass.deps.cluster.readPrunerConfigMaps(namespace, pass.settings.scope));
+  } catch (error) {
+    return couldNotRead(pass.deps, error, logMessage, 0);
+  }
+  if (!read.ok) return couldNotRead(pass.deps, new Error(read.error), logMessage, 0);
+  pass.warnings.push(...read.warnings);
+  if (!pass.settings.collect.some((name) => RUN_COLLECTOR_NAMES.includes(name))) {
+    pass.warnings.push(`--pruner-config ${namespace}: no run collector is on (${RUN_COLLECTOR_NAMES.join(', ')}), so nothing applies tektoncd/pruner's policies in this pass`);
+  }
+  pass.settings = { ...pass.settings, policy: { ...pass.settings.policy, pruner: read.config } };
+  return undefined;
 }
 
 /** A read that failed: nothing is decided or deleted, since a partial view of the runs is never taken for the whole. */
