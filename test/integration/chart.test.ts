@@ -62,7 +62,7 @@ const FLAGS_NOT_IN_CHART: readonly FlagName[] = FLAG_NAMES.filter((flag) => flag
 
 /**
  * Flags the chart passes as flags rather than variables (chart column `arg`), and only when set away from their
- * defaults (collect, pvcFinalizer, maxDeletionsPerKind): a release that leaves them alone
+ * defaults (collect, pvcFinalizer, prunerConfig, maxDeletionsPerKind): a release that leaves them alone
  * renders as it did before they existed.
  */
 const FLAGS_AS_ARGS: readonly FlagName[] = FLAG_NAMES.filter((flag) => flagSpec(flag).chart?.as === 'arg');
@@ -942,7 +942,9 @@ describe('values reach the collector', () => {
     const expected = FLAG_NAMES.filter((flag) => !FLAGS_NOT_IN_CHART.includes(flag) && !FLAGS_AS_ARGS.includes(flag)).map(envVarName).sort();
     assert.deepEqual(names, expected);
     // Those, set away from their defaults, as flags after the command.
-    const container = containerOf(await render('gc', 'trgc-system', { collect: ['pipelineresources', 'workspace-pvcs'], pvcFinalizer: 'purge', maxDeletionsPerKind: { 'workspace-pvcs': 10 } }));
+    const container = containerOf(
+      await render('gc', 'trgc-system', { collect: ['pipelineresources', 'workspace-pvcs'], pvcFinalizer: 'purge', prunerConfig: 'tekton-pipelines', maxDeletionsPerKind: { 'workspace-pvcs': 10 } }),
+    );
     assert.deepEqual(
       (container.args ?? []).slice(1).map((arg) => /^--([a-z-]+)=/.exec(arg)?.[1]),
       [...FLAGS_AS_ARGS],
