@@ -39,7 +39,7 @@ export const PRUNER_NAMESPACE_KEY = 'ns-config';
 const PRUNER_WORKER_COUNT_KEY = 'WorkerCountForNamespaceCleanup';
 /** The annotation on a run that names the label pruner takes the run's name from (helper.go:27-35). */
 export const PRUNER_NAME_LABEL_KEY_ANNOTATION = 'pruner.tekton.dev/resourceNameLabelKey';
-/** The labels pruner takes a run's name from by default (pipelinerun/reconciler.go:233, taskrun/reconciler.go:424). */
+/** The labels pruner takes a run's name from by default (pipelinerun/reconciler.go:433, taskrun/reconciler.go:425). */
 const DEFAULT_NAME_LABEL: Readonly<Record<RunKindName, string>> = { PipelineRun: 'tekton.dev/pipeline', TaskRun: 'tekton.dev/task' };
 
 /** enforcedConfigLevel (config.go:57-64); `resource` when no ConfigMap sets one (config.go:658-659). */
