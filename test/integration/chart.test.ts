@@ -39,7 +39,7 @@ import { flagSpec } from '../../src/cli/flags.js';
 import { parseDurationMs } from '../../src/core/retention.js';
 import { outcomes, reportOf, runCli, type CliResult } from '../support/cli.js';
 import { startGroupStore } from '../support/pushgateway.js';
-import { Seeder } from '../support/seed.js';
+import { Seeder, statusOf } from '../support/seed.js';
 import { gitResource, pipelineRun } from '../support/tekton.js';
 import { exec, toolEnv as toolEnvIn, type Exit } from '../support/exec.js';
 
@@ -355,16 +355,6 @@ async function allowed(release: Release, namespace: string, name?: string): Prom
 /** What a live release may do with Tekton's objects; a dry run, the same but delete. */
 const TEKTON_ALLOWED = ['delete pipelineresources', 'get pipelineresources', 'get pipelineruns', 'get taskruns', 'list pipelineresources', 'list pipelineruns', 'list taskruns'];
 
-/** The HTTP status of a client call: 200 when it succeeded, else the API server's refusal. */
-async function statusOf(request: Promise<unknown>): Promise<number> {
-  try {
-    await request;
-    return 200;
-  } catch (error) {
-    if (error instanceof ApiException) return error.code;
-    throw error;
-  }
-}
 
 // ---- lint, render, create ----
 

@@ -19,6 +19,7 @@ import { reportOf, runCli, type CliResult } from '../support/cli.js';
 import { chartHelm } from '../support/helm.js';
 import { configFor, connectionFor } from '../support/pass.js';
 import { useControlPlane } from '../support/realserver.js';
+import { statusOf } from '../support/seed.js';
 import { gitResource } from '../support/tekton.js';
 
 const SYSTEM = 'pruner-system';
@@ -252,21 +253,12 @@ describe('--pruner-config on a real API server', () => {
     ]);
 
     const core = controlPlane.kubeConfig(token).makeApiClient(CoreV1Api);
-    const status = async (request: Promise<unknown>): Promise<number> => {
-      try {
-        await request;
-        return 200;
-      } catch (error) {
-        if (error instanceof ApiException) return error.code;
-        throw error;
-      }
-    };
-    assert.equal(await status(core.readNamespacedConfigMap({ namespace: SYSTEM, name: 'tekton-pruner-default-spec' })), 200);
-    assert.equal(await status(core.readNamespacedConfigMap({ namespace: SYSTEM, name: 'config-logging' })), 403);
-    assert.equal(await status(core.listNamespacedConfigMap({ namespace: SYSTEM })), 403);
-    assert.equal(await status(core.listNamespacedConfigMap({ namespace: 'web' })), 200);
-    assert.equal(await status(core.listNamespacedConfigMap({ namespace: 'outside' })), 403);
+    assert.equal(await statusOf(core.readNamespacedConfigMap({ namespace: SYSTEM, name: 'tekton-pruner-default-spec' })), 200);
+    assert.equal(await statusOf(core.readNamespacedConfigMap({ namespace: SYSTEM, name: 'config-logging' })), 403);
+    assert.equal(await statusOf(core.listNamespacedConfigMap({ namespace: SYSTEM })), 403);
+    assert.equal(await statusOf(core.listNamespacedConfigMap({ namespace: 'web' })), 200);
+    assert.equal(await statusOf(core.listNamespacedConfigMap({ namespace: 'outside' })), 403);
     // Across the cluster it lists nothing: a pass of every namespace needs the release of every namespace.
-    assert.equal(await status(core.listConfigMapForAllNamespaces()), 403);
+    assert.equal(await statusOf(core.listConfigMapForAllNamespaces()), 403);
   });
 });
