@@ -104,11 +104,6 @@ export interface PrunerConfigMaps {
 
 export type PrunerConfigRead = { ok: true; config: PrunerConfig; warnings: string[] } | { ok: false; error: string };
 
-/** An empty policy: what pruner applies without a global ConfigMap (no limit, no TTL). */
-export function emptyPrunerConfig(systemNamespace: string): PrunerConfig {
-  return { systemNamespace, globalFound: false, global: { namespaces: new Map() }, namespaces: new Map() };
-}
-
 /** Both ConfigMaps parsed; the first field that cannot be read is the error. */
 export function readPrunerConfig(maps: PrunerConfigMaps): PrunerConfigRead {
   const warnings: string[] = [];
