@@ -195,7 +195,7 @@ function globalSpec(document: unknown, where: Where): PrunerGlobalSpec {
   const written = fields.namespaces;
   if (written !== undefined && written !== null) {
     for (const [name, spec] of Object.entries(mapping(written, where, 'namespaces', undefined))) {
-      namespaces.set(name, namespaceSpec(spec, where, `namespaces.${name}.`, true));
+      namespaces.set(name, namespaceSpec(spec, where, `namespaces.${segment(name)}.`, true));
     }
   }
   return { ...settings(fields, where, ''), namespaces };
@@ -293,7 +293,7 @@ function stringMap(value: unknown, where: Where, path: string): Record<string, s
   const map: Record<string, string> = {};
   for (const [key, text] of entries) {
     // pruner's map[string]string takes no number or boolean: quote them, as "true".
-    if (typeof text !== 'string') where.fail(`${path}.${key}`, `expected a string (quote it, as "${String(text)}"), found ${describe(text)}`);
+    if (typeof text !== 'string') where.fail(`${path}.${segment(key)}`, `expected a string (quote it, as ${JSON.stringify(String(text))}), found ${describe(text)}`);
     map[key] = text;
   }
   return map;
@@ -307,11 +307,16 @@ function mapping(value: unknown, where: Where, path: string, known: readonly str
   if (known !== undefined) {
     for (const key of Object.keys(fields)) {
       if (known.includes(key)) continue;
-      const field = path === '' ? key : `${path}.${key}`;
+      const field = path === '' ? segment(key) : `${path}.${segment(key)}`;
       where.fail(field, `unknown field; ${hints[key] ?? `valid ${path === '' ? 'at the top' : 'here'}: ${known.join(', ')}`}`);
     }
   }
   return fields;
+}
+
+/** A key as a field path shows it: as written when plain, else quoted, so that a message stays one line. */
+function segment(key: string): string {
+  return /^[A-Za-z0-9_./-]+$/.test(key) ? key : JSON.stringify(key);
 }
 
 function describe(value: unknown): string {

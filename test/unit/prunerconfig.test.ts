@@ -444,6 +444,8 @@ describe('what is refused, in one line', () => {
     ['a label value that is no string', namespaceOnly('dev', 'pipelineRuns:\n  - selector:\n    - matchLabels:\n        critical: true\n    historyLimit: 1'), 'field pipelineRuns[0].selector[0].matchLabels.critical: expected a string (quote it, as "true"), found boolean true'],
     ['a selector that is no list', namespaceOnly('dev', 'taskRuns:\n  - selector: {matchLabels: {a: b}}'), 'field taskRuns[0].selector: expected a list of selectors'],
     ['a name that is no string', namespaceOnly('dev', 'taskRuns:\n  - name: 5'), 'field taskRuns[0].name: expected a Pipeline\'s or Task\'s name, found number 5'],
+    ['an unknown field with a line break in its name', globalOnly('"a\\nb": 1'), 'field "a\\nb": unknown field'],
+    ['a label value that is no string, under a key with a space', namespaceOnly('dev', 'pipelineRuns:\n  - selector:\n    - matchLabels:\n        "my key": 5'), 'field pipelineRuns[0].selector[0].matchLabels."my key": expected a string (quote it, as "5"), found number 5'],
     ['an unknown field of a selector', namespaceOnly('dev', 'pipelineRuns:\n  - selector:\n    - matchLabel: {a: b}'), 'field pipelineRuns[0].selector[0].matchLabel: unknown field; valid here: matchLabels, matchAnnotations'],
     ['a key whose value is no text', { systemNamespace: SYSTEM, global: { data: { 'global-config': 5 } }, namespaced: [] }, 'ConfigMap tekton-pipelines/tekton-pruner-default-spec, key global-config: expected text, found number 5'],
   ];
