@@ -305,9 +305,14 @@ export class KubeCluster {
       .sort();
   }
 
-  /** `--pruner-config`: tektoncd/pruner's ConfigMaps, the global one in `systemNamespace` and the namespace ones in `scope` (kube/prunerconfig.ts). */
-  readPrunerConfigMaps(systemNamespace: string, scope: Scope): Promise<PrunerConfigMaps> {
-    return readPrunerConfigMaps(this.http, this.pageSize, systemNamespace, scope);
+  /**
+   * `--pruner-config`: tektoncd/pruner's ConfigMaps, the global one in `systemNamespace` and the
+   * namespace ones in `scope` (kube/prunerconfig.ts); with a namespace selector, only those of
+   * the namespaces it selects, so that one shard never fails on another's.
+   */
+  async readPrunerConfigMaps(systemNamespace: string, scope: Scope): Promise<PrunerConfigMaps> {
+    const selected = hasNamespaceSelector(scope) ? new Set(await this.selectNamespaces(scope)) : undefined;
+    return readPrunerConfigMaps(this.http, this.pageSize, systemNamespace, scope, selected);
   }
 
   /** The namespaces whose labels the decision needs: all of them, or the named ones that exist. */

@@ -27,12 +27,17 @@ function toConfigMapRecord(item: unknown): ConfigMapRecord {
 
 /**
  * The global ConfigMap (null when it does not exist) and the namespace ones in `scope`: one
- * list per named namespace, or one across the cluster less the excluded namespaces. A
- * namespace selector does not narrow the list (the ConfigMaps of namespaces it leaves out
- * are read, and never applied to a run the pass reads). A refusal (403) becomes one line
- * that names the rule to grant.
+ * list per named namespace, or one across the cluster less the excluded namespaces; of
+ * those, only the ones in `selected` when given (the namespaces a namespace selector picks).
+ * A refusal (403) becomes one line that names the rule to grant.
  */
-export async function readPrunerConfigMaps(http: KubeHttp, pageSize: number, systemNamespace: string, scope: { readonly namespaces: readonly string[]; readonly excludeNamespaces: readonly string[] }): Promise<PrunerConfigMaps> {
+export async function readPrunerConfigMaps(
+  http: KubeHttp,
+  pageSize: number,
+  systemNamespace: string,
+  scope: { readonly namespaces: readonly string[]; readonly excludeNamespaces: readonly string[] },
+  selected?: ReadonlySet<string>,
+): Promise<PrunerConfigMaps> {
   let global: ConfigMapRecord | null;
   try {
     const object = await getObject(http, CONFIGMAPS, systemNamespace, PRUNER_GLOBAL_CONFIGMAP);
@@ -49,7 +54,7 @@ export async function readPrunerConfigMaps(http: KubeHttp, pageSize: number, sys
   for (const { namespace, fieldSelector } of lists) {
     try {
       const list = await listAll(http, CONFIGMAPS, { namespace, fieldSelector, pageSize }, toConfigMapRecord);
-      for (const record of list.records) namespaced.push(record);
+      for (const record of list.records) if (selected === undefined || selected.has(record.namespace)) namespaced.push(record);
     } catch (error) {
       const where = namespace === '' ? 'at cluster scope' : `in namespace ${namespace}`;
       throw forbiddenAs(error, `list ConfigMaps ${PRUNER_NAMESPACE_CONFIGMAP} ${where}`, `"list" on configmaps ${where} (a list cannot be limited to one name by RBAC)`);

@@ -27,6 +27,8 @@ const BROKEN = 'pruner-broken';
 const EMPTY = 'pruner-empty';
 const TEAMS = ['dev', 'prod', 'web', 'outside'] as const;
 const ORPHAN = 'src-orphan';
+/** The namespaces `--namespace-selector shard=a` picks. */
+const SHARD_A: readonly string[] = ['dev', 'web'];
 const MIN_AGE_WARNING_PREFIX = '--min-age 0s is under a minute';
 const NO_RUN_COLLECTOR = (namespace: string): string =>
   `--pruner-config ${namespace}: no run collector is on (pipelineruns, taskruns), so nothing applies tektoncd/pruner's policies in this pass`;
@@ -65,7 +67,7 @@ describe('--pruner-config on a real API server', () => {
 
   before(async () => {
     const { seed, controlPlane } = server;
-    for (const namespace of [SYSTEM, BROKEN, EMPTY, ...TEAMS]) await seed.namespace(namespace);
+    for (const namespace of [SYSTEM, BROKEN, EMPTY, ...TEAMS]) await seed.namespace(namespace, SHARD_A.includes(namespace) ? { shard: 'a' } : {});
     for (const namespace of TEAMS) await seed.create(gitResource({ name: ORPHAN, namespace }, 'orphan'));
     await controlPlane.apply([
       configMap(SYSTEM, 'tekton-pruner-default-spec', { 'global-config': GLOBAL_CONFIG }),
@@ -84,7 +86,7 @@ describe('--pruner-config on a real API server', () => {
   });
 
   /** What the adapter reads with `scope`, in pages of one ConfigMap. */
-  async function readThrough(systemNamespace: string, scope: { namespaces: string[]; excludeNamespaces: string[] }): Promise<{ config: PrunerConfig; warnings: string[]; requests: number }> {
+  async function readThrough(systemNamespace: string, scope: { namespaces: string[]; excludeNamespaces: string[]; namespaceSelector?: string }): Promise<{ config: PrunerConfig; warnings: string[]; requests: number }> {
     const config = configFor(['--page-size', '1']);
     const http = await KubeHttp.create(await connectionFor(server.controlPlane.kubeConfig()), httpOptions(config));
     try {
@@ -124,6 +126,14 @@ describe('--pruner-config on a real API server', () => {
   test('named namespaces: one list per namespace, and only there', async () => {
     const { config } = await readThrough(SYSTEM, { namespaces: ['dev', 'web', 'outside'], excludeNamespaces: ['outside'] });
     assert.deepEqual([...config.namespaces.keys()], ['dev', 'web']);
+  });
+
+  test("a namespace selector: only the ConfigMaps of the namespaces it selects, so a shard never fails on another's", async () => {
+    const { config } = await readThrough(SYSTEM, { namespaces: [], excludeNamespaces: [], namespaceSelector: 'shard=a' });
+    assert.deepEqual([...config.namespaces.keys()], [...SHARD_A]);
+    const result = await pass(['--dry-run', '--namespace-selector', 'shard=a', '--pruner-config', SYSTEM]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(reportOf(result).items.map((item) => item.namespace), [...SHARD_A]);
   });
 
   function pass(args: readonly string[], kubeconfig = server.controlPlane.kubeconfigPath): Promise<CliResult> {
