@@ -114,7 +114,7 @@ async function sweep(pass: Pass): Promise<Ending> {
   const served = await discover(pass);
   if (served.kind !== 'served') return served;
   const { apis } = served;
-  const pruner = await readPrunerConfigMaps(pass);
+  const pruner = await readPrunerPolicies(pass);
   if (pruner !== undefined) return pruner;
   const decided = await readAndDecide(pass.deps, apis, pass.settings.scope, pass.settings.policy, { recheck: !pass.config.dryRun });
   if (decided.kind === 'unreadable') return couldNotRead(pass.deps, decided.error, 'could not read the cluster; nothing deleted', 0);
@@ -186,7 +186,7 @@ const RUN_COLLECTOR_NAMES: readonly string[] = ['pipelineruns', 'taskruns'];
  * --pruner-config: tektoncd/pruner's ConfigMaps, read before anything is listed and kept on
  * the pass's policy (`policy.pruner`). One that cannot be read, or may not be, ends the pass.
  */
-async function readPrunerConfigMaps(pass: Pass): Promise<Ending | undefined> {
+async function readPrunerPolicies(pass: Pass): Promise<Ending | undefined> {
   const namespace = pass.config.prunerConfig;
   if (namespace === undefined) return undefined;
   const logMessage = "could not read tektoncd/pruner's ConfigMaps; nothing deleted";
