@@ -3,7 +3,7 @@ import { DEFAULT_COLLECTORS, collectorOf, type Collector } from '../core/collect
 import { RUN_KINDS, RUN_KIND_NAMES } from '../core/kinds.js';
 import { PassedOverRuns, releasingOwners, runsNeededBy, targetStrings } from '../core/needed.js';
 import { formatRetentionDuration } from '../core/retention.js';
-import { readPrunerConfig } from '../core/prunerconfig.js';
+import { readPrunerConfig, type PrunerConfigRead } from '../core/prunerconfig.js';
 import { isExcluded } from '../core/scope.js';
 import type { ClusterView, Decision, Policy, TargetRecord } from '../core/types.js';
 import type { Config, PassSettings } from '../cli/config.js';
@@ -190,7 +190,7 @@ async function readPrunerPolicies(pass: Pass): Promise<Ending | undefined> {
   const namespace = pass.config.prunerConfig;
   if (namespace === undefined) return undefined;
   const logMessage = "could not read tektoncd/pruner's ConfigMaps; nothing deleted";
-  let read: ReturnType<typeof readPrunerConfig>;
+  let read: PrunerConfigRead;
   try {
     read = readPrunerConfig(await pass.deps.cluster.readPrunerConfigMaps(namespace, pass.settings.scope));
   } catch (error) {
