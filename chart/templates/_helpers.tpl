@@ -197,6 +197,7 @@ keepFailed: keep-failed
 runTtl: run-ttl
 groupBy: group-by
 requireResultsStored: require-results-stored
+prunerConfig: pruner-config
 maxDeletionsPerKind: max-deletions-per-kind
 {{- end }}
 
@@ -224,9 +225,10 @@ exponent (Helm reads 1000000 as a float that prints as 1e+06), anything else as 
 {{- end }}
 
 {{/*
-The collector's flags for collect, pvcFinalizer and maxDeletionsPerKind, as JSON: none at
-their defaults; `--collect=a,b` in the order given, `--pvc-finalizer=purge`, and one
-`--max-deletions-per-kind=COLLECTOR=N` per cap in the collectors' order. Refuses, in one
+The collector's flags for collect, pvcFinalizer, prunerConfig and maxDeletionsPerKind, as
+JSON: none at their defaults; `--collect=a,b` in the order given, `--pvc-finalizer=purge`,
+`--pruner-config=NAMESPACE`, and one `--max-deletions-per-kind=COLLECTOR=N` per cap in
+the collectors' order. Refuses, in one
 line each, what the collector would refuse: purge without workspace-pvcs, a cap on a
 collector that is off (the schema refuses unknown names and values).
 */}}
@@ -241,6 +243,9 @@ collector that is off (the schema refuses unknown names and values).
 {{- fail (printf "pvcFinalizer: %s applies to the claims of workspace-pvcs, which collect (%s) does not name; add it, such as --set 'collect={%s}'" .Values.pvcFinalizer (join ", " $collect) (join "," (append $collect "workspace-pvcs"))) }}
 {{- end }}
 {{- $flags = append $flags (printf "--pvc-finalizer=%s" .Values.pvcFinalizer) }}
+{{- end }}
+{{- with .Values.prunerConfig }}
+{{- $flags = append $flags (printf "--pruner-config=%s" .) }}
 {{- end }}
 {{- range $name := keys .Values.maxDeletionsPerKind | sortAlpha }}
 {{- if not (has $name $collect) }}
@@ -459,6 +464,13 @@ changes nothing else but the Events it creates when `events` is on.
 # A claim or Secret a running Pod uses is kept.
 - apiGroups: [""]
   resources: ["pods"]
+  verbs: ["list"]
+{{- end }}
+{{- if .Values.prunerConfig }}
+# prunerConfig: tektoncd/pruner's tekton-pruner-namespace-spec ConfigMaps, listed by name;
+# RBAC cannot limit a list to one name, so this reads every ConfigMap here.
+- apiGroups: [""]
+  resources: ["configmaps"]
   verbs: ["list"]
 {{- end }}
 {{- if .Values.events }}

@@ -42,6 +42,8 @@ export interface ConfigValues {
    * it once every Pod naming the claim has finished.
    */
   pvcFinalizer: PvcFinalizerMode;
+  /** `--pruner-config`: the namespace of tektoncd/pruner's global ConfigMap, whose policies the run collectors apply; absent: none read. */
+  prunerConfig?: string;
   /**
    * Label selector on Namespaces, applied by the API server: a pass reads only in those it
    * matches (one shard of the cluster). Absent when not set (or set empty).
@@ -269,6 +271,23 @@ export const FLAGS = {
     ],
     example: '--pvc-finalizer purge',
     chart: { value: 'pvcFinalizer', as: 'arg' },
+    commands: PASS,
+  }),
+  'pruner-config': flag({
+    kind: 'value',
+    key: 'prunerConfig',
+    read: (from) => from.one(parseNamespace),
+    value: 'NAMESPACE',
+    help: [
+      "Read tektoncd/pruner's policies as pruner applies them: the ConfigMap",
+      'tekton-pruner-default-spec in NAMESPACE (where pruner runs, usually tekton-pipelines) and',
+      'each tekton-pruner-namespace-spec in the namespaces the pass reads, for the run',
+      'collectors. A field that cannot be read, or a refusal (403), ends the pass with exit 1',
+      'before anything is listed. Needs get on that ConfigMap and list on configmaps.',
+      'Without it: none read.',
+    ],
+    example: '--pruner-config tekton-pipelines',
+    chart: { value: 'prunerConfig', as: 'arg' },
     commands: PASS,
   }),
   'min-age': flag({

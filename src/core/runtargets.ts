@@ -8,6 +8,7 @@
  * carries the same ones (a few per Pipeline).
  */
 import { RESULTS_STORED_ANNOTATION, RUN_GROUP_LABELS, isRunPolicyKey } from './history.js';
+import { PRUNER_NAME_LABEL_KEY_ANNOTATION } from './prunerconfig.js';
 import { isRetentionKey, requiredMetadata, shown, stringMap, toRunRecord, UnreadableObjectError } from './runs.js';
 import { EMPTY_LIST, type ReadProblem, type RunKindName, type RunRecord, type RunTarget, type TargetRecord } from './types.js';
 
@@ -80,8 +81,11 @@ export function toRunTarget(obj: unknown, run: RunRecord, reading: RunTargetRead
   for (const key of ['namespace', 'name', 'uid', 'resourceVersion'] as const) {
     if (run[key] === '') problems.push({ field: `metadata.${key}`, problem: 'expected a non-empty string' });
   }
-  const labels = stringMap(metadata, 'labels', problems, keptLabel(reading));
   const annotations = stringMap(metadata, 'annotations', problems, keptAnnotation(reading));
+  // tektoncd/pruner names a run by the label its annotation names (prunerconfig.ts prunerResourceName): that label is read too.
+  const named = reading.keeps === undefined ? undefined : annotations[PRUNER_NAME_LABEL_KEY_ANNOTATION];
+  const keptLabels = keptLabel(reading);
+  const labels = stringMap(metadata, 'labels', problems, named === undefined ? keptLabels : (key) => key === named || keptLabels(key));
   const deletionTimestamp = metadata['deletionTimestamp'];
   if (deletionTimestamp !== undefined && deletionTimestamp !== null && (typeof deletionTimestamp !== 'string' || deletionTimestamp === '')) {
     problems.push({ field: 'metadata.deletionTimestamp', problem: `expected a timestamp, found ${shown(deletionTimestamp)}` });

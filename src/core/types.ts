@@ -3,6 +3,7 @@
  * API objects into these compact records page by page, so memory grows with the
  * number of references, not with the size of the runs.
  */
+import type { PrunerConfig } from './prunerconfig.js';
 
 /** The state a report gives a run (docs/spec.md, "Run state"). */
 export type RunState = 'pending' | 'running' | 'succeeded' | 'failed' | 'cancelled';
@@ -324,6 +325,11 @@ export type CascadeKind = (typeof CASCADE_KINDS)[number];
 
 /** The settings the decision rules use. Durations are milliseconds. */
 export interface Policy {
+  /**
+   * `--pruner-config`: tektoncd/pruner's ConfigMaps as the pass read them, for the run
+   * collectors to apply (prunerconfig.ts prunerLimitsFor). Absent: not asked for.
+   */
+  pruner?: PrunerConfig;
   /** Label/annotation prefix, default `tekton-resource-gc.io`. */
   labelPrefix: string;
   /** Targets younger than this are kept (`too-young`). */

@@ -5,6 +5,7 @@ import type { PassedOverRuns } from '../core/needed.js';
 import { isActive, toNamespaceRecord, toRunRecord, unreadRunMember } from '../core/runs.js';
 import { readTaskRunExtras, type TaskRunReading } from '../core/cascade.js';
 import { toRunTarget, type RunTargetReading } from '../core/runtargets.js';
+import type { PrunerConfigMaps } from '../core/prunerconfig.js';
 import { isExcluded } from '../core/scope.js';
 import type { NamespaceRecord, PodRecord, RunKindName, RunRecord, StatefulSetRecord, TargetRecord } from '../core/types.js';
 import {
@@ -22,6 +23,7 @@ import {
 import { KubeError } from './errors.js';
 import type { KubeHttp } from './http.js';
 import type { OmitMember } from './listbody.js';
+import { readPrunerConfigMaps } from './prunerconfig.js';
 
 /**
  * Which namespaces a pass looks at, and which targets. The namespaces are an intersection:
@@ -324,6 +326,16 @@ export class KubeCluster {
       .map((namespace) => namespace.name)
       .filter((name) => (named.size === 0 || named.has(name)) && !isExcluded(scope, name))
       .sort();
+  }
+
+  /**
+   * `--pruner-config`: tektoncd/pruner's ConfigMaps, the global one in `systemNamespace` and the
+   * namespace ones in `scope` (kube/prunerconfig.ts); with a namespace selector, only those of
+   * the namespaces it selects, so that one shard never fails on another's.
+   */
+  async readPrunerConfigMaps(systemNamespace: string, scope: Scope): Promise<PrunerConfigMaps> {
+    const selected = hasNamespaceSelector(scope) ? new Set(await this.selectNamespaces(scope)) : undefined;
+    return readPrunerConfigMaps(this.http, this.pageSize, systemNamespace, scope, selected);
   }
 
   /** The namespaces whose labels the decision needs: all of them, or the named ones that exist. */

@@ -5,6 +5,7 @@ import { RunChildren, type TaskRunReading } from '../core/cascade.js';
 import { RUN_KINDS, RUN_KIND_NAMES } from '../core/kinds.js';
 import { PassedOverRuns, releasingOwners, runsNeededBy, targetStrings } from '../core/needed.js';
 import { formatRetentionDuration, retentionKeys } from '../core/retention.js';
+import { prunerRunPolicy, readPrunerConfig, type PrunerConfigRead } from '../core/prunerconfig.js';
 import { isExcluded } from '../core/scope.js';
 import type { ClusterView, Decision, Policy, TargetRecord } from '../core/types.js';
 import type { Config, PassSettings } from '../cli/config.js';
@@ -25,7 +26,19 @@ import { isAborted } from '../process/signals.js';
 export interface SweepDeps {
   cluster: Pick<
     KubeCluster,
-    'discover' | 'listTargets' | 'listRuns' | 'listPods' | 'listStatefulSets' | 'listClaims' | 'readNamespaces' | 'runsChangedSince' | 'runsNamed' | 'deleteTarget' | 'readTarget' | 'purgeClaimProtection'
+    | 'discover'
+    | 'listTargets'
+    | 'listRuns'
+    | 'listPods'
+    | 'listStatefulSets'
+    | 'listClaims'
+    | 'readNamespaces'
+    | 'runsChangedSince'
+    | 'runsNamed'
+    | 'deleteTarget'
+    | 'readTarget'
+    | 'purgeClaimProtection'
+    | 'readPrunerConfigMaps'
   >;
   now: () => Date;
   log: Logger;
@@ -77,7 +90,7 @@ export async function runPass(config: Config, settings: PassSettings, deps: Swee
     plans,
     startedAt: deps.now(),
     settings,
-    warnings: configWarnings(settings),
+    warnings: configWarnings(settings, config.prunerConfig !== undefined),
   };
   return outcomeOf(pass, await sweep(pass));
 }
@@ -103,6 +116,8 @@ async function sweep(pass: Pass): Promise<Ending> {
   const served = await discover(pass);
   if (served.kind !== 'served') return served;
   const { apis } = served;
+  const pruner = await readPrunerPolicies(pass);
+  if (pruner !== undefined) return pruner;
   const decided = await readAndDecide(pass.deps, apis, pass.settings.scope, pass.settings.policy, { recheck: !pass.config.dryRun });
   if (decided.kind === 'unreadable') return couldNotRead(pass.deps, decided.error, 'could not read the cluster; nothing deleted', 0);
   for (const warning of pass.warnings) pass.deps.log.warn(warning);
@@ -160,6 +175,32 @@ async function discover(pass: Pass): Promise<{ kind: 'served'; apis: ServedApis 
   }
   pass.warnings.push(...apis.skipped.map((skip) => skip.why), ...unservedRunKinds(apis));
   return { kind: 'served', apis };
+}
+
+/**
+ * --pruner-config: tektoncd/pruner's ConfigMaps, read before anything is listed and kept on
+ * the pass's policy (`policy.pruner`). One that cannot be read, or may not be, ends the pass.
+ */
+async function readPrunerPolicies(pass: Pass): Promise<Ending | undefined> {
+  const namespace = pass.config.prunerConfig;
+  if (namespace === undefined) return undefined;
+  const logMessage = "could not read tektoncd/pruner's ConfigMaps; nothing deleted";
+  let read: PrunerConfigRead;
+  try {
+    read = readPrunerConfig(await pass.deps.cluster.readPrunerConfigMaps(namespace, pass.settings.scope));
+  } catch (error) {
+    return couldNotRead(pass.deps, error, logMessage, 0);
+  }
+  if (!read.ok) return couldNotRead(pass.deps, new Error(read.error), logMessage, 0);
+  pass.warnings.push(...read.warnings);
+  if (!pass.settings.collect.some((name) => COLLECTORS[name].decides === 'history')) {
+    pass.warnings.push(`--pruner-config ${namespace}: no run collector is on (pipelineruns, taskruns), so nothing applies tektoncd/pruner's policies in this pass`);
+  }
+  // The run collectors read pruner's limits between a Namespace's labels and the flags (history.ts).
+  const { external, keeps } = prunerRunPolicy(read.config);
+  const runs = { requireResultsStored: false, ...pass.settings.policy.runs, external, keeps };
+  pass.settings = { ...pass.settings, policy: { ...pass.settings.policy, pruner: read.config, runs } };
+  return undefined;
 }
 
 /** A read that failed: nothing is decided or deleted, since a partial view of the runs is never taken for the whole. */
@@ -322,7 +363,7 @@ function readFailure(error: unknown): string {
 }
 
 /** Settings that are allowed but worth a line in the report. */
-function configWarnings({ policy, collect }: Pick<PassSettings, 'policy' | 'collect'>): string[] {
+function configWarnings({ policy, collect }: Pick<PassSettings, 'policy' | 'collect'>, readsPruner: boolean): string[] {
   const warnings: string[] = [];
   if (policy.minAgeMs < MIN_AGE_WARNING_MS) {
     warnings.push(
@@ -331,7 +372,7 @@ function configWarnings({ policy, collect }: Pick<PassSettings, 'policy' | 'coll
   }
   const runs = collect.filter((name) => COLLECTORS[name].decides === 'history');
   const limits = policy.runs;
-  if (runs.length > 0 && limits?.keepSuccessful === undefined && limits?.keepFailed === undefined && limits?.ttl === undefined && limits?.external === undefined) {
+  if (runs.length > 0 && !readsPruner && limits?.keepSuccessful === undefined && limits?.keepFailed === undefined && limits?.ttl === undefined && limits?.external === undefined) {
     warnings.push(
       `${runs.join(' and ')}: no --keep, --keep-successful, --keep-failed or --run-ttl, so only runs whose own or whose namespace's ${policy.labelPrefix}/keep, keep-successful, keep-failed or run-ttl label sets a limit can go; every other run is kept (no-run-policy)`,
     );

@@ -73,6 +73,8 @@ const FLAG_CASES: BadCase[] = [
   { what: 'every collector at once, which there is no way to ask for', argv: [], env: { TRGC_COLLECT: 'all' }, names: 'TRGC_COLLECT', shows: /there is no all, so that no upgrade turns a new collector on/ },
   { what: 'a finalizer mode not known', argv: ['--collect', 'workspace-pvcs', '--pvc-finalizer', 'remove'], names: '--pvc-finalizer', shows: /one of keep, purge, such as purge/ },
   { what: 'purge without the workspace PVCs it is about', argv: [], env: { TRGC_PVC_FINALIZER: 'purge' }, names: 'TRGC_PVC_FINALIZER', shows: /applies only with --collect workspace-pvcs, such as --collect pipelineresources,workspace-pvcs --pvc-finalizer purge/ },
+  { what: "a namespace for tektoncd/pruner's ConfigMaps with upper case", argv: ['--pruner-config', 'Tekton-Pipelines'], names: '--pruner-config', shows: /expected a namespace name .* such as team-a$/ },
+  { what: "a namespace variable for tektoncd/pruner's ConfigMaps with a slash", argv: [], env: { TRGC_PRUNER_CONFIG: 'tekton/pipelines' }, names: 'TRGC_PRUNER_CONFIG', shows: /such as team-a$/ },
   { what: 'a negative breaker', argv: ['--max-consecutive-failures', '-2'], names: '--max-consecutive-failures', shows: /expected a whole number of 0 or more, such as 5$/ },
   { what: 'a breaker in words', argv: [], env: { TRGC_MAX_CONSECUTIVE_FAILURES: 'many' }, names: 'TRGC_MAX_CONSECUTIVE_FAILURES', shows: /such as 5$/ },
   { what: 'a cap per kind for a collector that does not exist', argv: ['--max-deletions-per-kind', 'pvcs=5'], names: '--max-deletions-per-kind', shows: /COLLECTOR one of pipelineresources, .*such as workspace-pvcs=200,pac-secrets=500/ },

@@ -39,7 +39,7 @@ import { flagSpec } from '../../src/cli/flags.js';
 import { parseDurationMs } from '../../src/core/retention.js';
 import { outcomes, reportOf, runCli, type CliResult } from '../support/cli.js';
 import { startGroupStore } from '../support/pushgateway.js';
-import { Seeder } from '../support/seed.js';
+import { Seeder, statusOf } from '../support/seed.js';
 import { gitResource, pipelineRun } from '../support/tekton.js';
 import { exec, toolEnv as toolEnvIn, type Exit } from '../support/exec.js';
 
@@ -62,7 +62,7 @@ const FLAGS_NOT_IN_CHART: readonly FlagName[] = FLAG_NAMES.filter((flag) => flag
 
 /**
  * Flags the chart passes as flags rather than variables (chart column `arg`), and only when set away from their
- * defaults (collect, pvcFinalizer, maxDeletionsPerKind): a release that leaves them alone
+ * defaults (collect, pvcFinalizer, prunerConfig, maxDeletionsPerKind): a release that leaves them alone
  * renders as it did before they existed.
  */
 const FLAGS_AS_ARGS: readonly FlagName[] = FLAG_NAMES.filter((flag) => flagSpec(flag).chart?.as === 'arg');
@@ -355,16 +355,6 @@ async function allowed(release: Release, namespace: string, name?: string): Prom
 /** What a live release may do with Tekton's objects; a dry run, the same but delete. */
 const TEKTON_ALLOWED = ['delete pipelineresources', 'get pipelineresources', 'get pipelineruns', 'get taskruns', 'list pipelineresources', 'list pipelineruns', 'list taskruns'];
 
-/** The HTTP status of a client call: 200 when it succeeded, else the API server's refusal. */
-async function statusOf(request: Promise<unknown>): Promise<number> {
-  try {
-    await request;
-    return 200;
-  } catch (error) {
-    if (error instanceof ApiException) return error.code;
-    throw error;
-  }
-}
 
 // ---- lint, render, create ----
 
@@ -942,7 +932,9 @@ describe('values reach the collector', () => {
     const expected = FLAG_NAMES.filter((flag) => !FLAGS_NOT_IN_CHART.includes(flag) && !FLAGS_AS_ARGS.includes(flag)).map(envVarName).sort();
     assert.deepEqual(names, expected);
     // Those, set away from their defaults, as flags after the command.
-    const container = containerOf(await render('gc', 'trgc-system', { collect: ['pipelineresources', 'workspace-pvcs'], pvcFinalizer: 'purge', maxDeletionsPerKind: { 'workspace-pvcs': 10 } }));
+    const container = containerOf(
+      await render('gc', 'trgc-system', { collect: ['pipelineresources', 'workspace-pvcs'], pvcFinalizer: 'purge', prunerConfig: 'tekton-pipelines', maxDeletionsPerKind: { 'workspace-pvcs': 10 } }),
+    );
     assert.deepEqual(
       (container.args ?? []).slice(1).map((arg) => /^--([a-z-]+)=/.exec(arg)?.[1]),
       [...FLAGS_AS_ARGS],

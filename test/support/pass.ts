@@ -104,6 +104,7 @@ export async function passInProcess(kubeConfig: KubeConfig, args: readonly strin
     runsChangedSince: (...args) => real.runsChangedSince(...args),
     runsNamed: (...args) => real.runsNamed(...args),
     readTarget: (...args) => real.readTarget(...args),
+    readPrunerConfigMaps: (...args) => real.readPrunerConfigMaps(...args),
     deleteTarget: async (apis, target, attempt) => {
       await hooks.beforeDelete?.(target, sent++);
       return real.deleteTarget(apis, target, attempt);

@@ -3,7 +3,7 @@
  * the object first, then its status through the status subresource (the server drops a
  * status sent on create).
  */
-import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { ApiException, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { runStatus, type KubeObject, type RunStatusSpec } from './tekton.js';
 
 const GROUP = 'tekton.dev';
@@ -117,4 +117,15 @@ function identity(object: KubeObject): Created {
     uid: object.metadata.uid ?? '',
     resourceVersion: object.metadata.resourceVersion ?? '',
   };
+}
+
+/** The HTTP status of a client call: 200 when it succeeded, else the API server's refusal. */
+export async function statusOf(request: Promise<unknown>): Promise<number> {
+  try {
+    await request;
+    return 200;
+  } catch (error) {
+    if (error instanceof ApiException) return error.code;
+    throw error;
+  }
 }

@@ -127,6 +127,9 @@ const VALID: ValidRow[] = [
   { flag: 'pvc-finalizer', argv: ['--collect', 'workspace-pvcs', '--pvc-finalizer', 'purge'], expect: { collect: ['workspace-pvcs'], pvcFinalizer: 'purge' } },
   // keep, the default, is harmless without workspace PVCs (a chart may always render it).
   { flag: 'pvc-finalizer', argv: [], env: { TRGC_PVC_FINALIZER: 'keep' }, expect: { pvcFinalizer: 'keep' } },
+  // The namespace of tektoncd/pruner's global ConfigMap; read by the pass, not here.
+  { flag: 'pruner-config', argv: ['--pruner-config', 'tekton-pipelines'], expect: { prunerConfig: 'tekton-pipelines' } },
+  { flag: 'pruner-config', argv: [], env: { TRGC_PRUNER_CONFIG: 'pruner' }, expect: { prunerConfig: 'pruner' } },
   // One cap per collector, repeated or comma-separated; 0 means a pass that would delete one of them deletes nothing.
   {
     flag: 'max-deletions-per-kind',
@@ -465,6 +468,8 @@ const INVALID: InvalidRow[] = [
     env: { TRGC_PVC_FINALIZER: 'purge' },
     message: 'TRGC_PVC_FINALIZER "purge": applies only with --collect workspace-pvcs, such as --collect pipelineresources,workspace-pvcs --pvc-finalizer purge',
   },
+  { flag: 'pruner-config', argv: ['--pruner-config', 'Tekton_Pipelines'], message: `--pruner-config "Tekton_Pipelines": expected a namespace name (at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit) such as team-a` },
+  { flag: 'pruner-config', argv: [], env: { TRGC_PRUNER_CONFIG: 'a/b' }, message: `TRGC_PRUNER_CONFIG "a/b": expected a namespace name (at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit) such as team-a` },
   // A collector that does not exist.
   { flag: 'max-deletions-per-kind', argv: ['--max-deletions-per-kind', 'pvcs=5'], message: `--max-deletions-per-kind "pvcs=5": ${CAP_COLLECTOR_EXPECTED}` },
   // No collector at all.

@@ -1,0 +1,274 @@
+/**
+ * `--pruner-config` against a real kube-apiserver (docs/spec.md, "tektoncd/pruner's
+ * ConfigMaps"): tektoncd/pruner's global ConfigMap read by name in its namespace and the
+ * namespace ones listed by name, page by page, in the pass's scope; the limits they give a
+ * run; a missing global ConfigMap (a warning); one that cannot be read or that this identity
+ * may not read (exit 1 in one line, nothing deleted); and the chart's Role, which grants get
+ * on that one ConfigMap and list where runs are collected, as the API server enforces it.
+ */
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { before, describe, test } from 'node:test';
+import { ApiException, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { readPrunerConfig, prunerLimitsFor, type PrunerConfig } from '../../src/core/prunerconfig.js';
+import { KubeCluster } from '../../src/kube/cluster.js';
+import { KubeHttp, httpOptions } from '../../src/kube/http.js';
+import type { Manifest } from '../../harness/controlplane.js';
+import { reportOf, runCli, type CliResult } from '../support/cli.js';
+import { chartHelm } from '../support/helm.js';
+import { configFor, connectionFor } from '../support/pass.js';
+import { useControlPlane } from '../support/realserver.js';
+import { statusOf } from '../support/seed.js';
+import { gitResource } from '../support/tekton.js';
+
+const SYSTEM = 'pruner-system';
+const BROKEN = 'pruner-broken';
+const EMPTY = 'pruner-empty';
+const TEAMS = ['dev', 'prod', 'web', 'outside'] as const;
+const ORPHAN = 'src-orphan';
+/** The namespaces `--namespace-selector shard=a` picks. */
+const SHARD_A: readonly string[] = ['dev', 'web'];
+const MIN_AGE_WARNING_PREFIX = '--min-age 0s is under a minute';
+const NO_RUN_COLLECTOR = (namespace: string): string =>
+  `--pruner-config ${namespace}: no run collector is on (pipelineruns, taskruns), so nothing applies tektoncd/pruner's policies in this pass`;
+
+const GLOBAL_CONFIG = `enforcedConfigLevel: resource
+ttlSecondsAfterFinished: 86400
+historyLimit: 10
+namespaces:
+  dev:
+    enforcedConfigLevel: namespace
+    successfulHistoryLimit: 7
+  prod:
+    failedHistoryLimit: 20
+    pipelineRuns:
+      - name: release
+        successfulHistoryLimit: 50
+`;
+
+const DEV_CONFIG = `ttlSecondsAfterFinished: 600
+pipelineRuns:
+  - selector:
+    - matchLabels:
+        tier: web
+      matchAnnotations:
+        owner: team-a
+    successfulHistoryLimit: 2
+`;
+
+function configMap(namespace: string, name: string, data: Record<string, string>): Manifest {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace, name, labels: { 'app.kubernetes.io/part-of': 'tekton-pruner' } }, data };
+}
+
+describe('--pruner-config on a real API server', () => {
+  const server = useControlPlane({ crds: 'v0.45' });
+  const helm = chartHelm('prunerconfig');
+
+  before(async () => {
+    const { seed, controlPlane } = server;
+    for (const namespace of [SYSTEM, BROKEN, EMPTY, ...TEAMS]) await seed.namespace(namespace, SHARD_A.includes(namespace) ? { shard: 'a' } : {});
+    for (const namespace of TEAMS) await seed.create(gitResource({ name: ORPHAN, namespace }, 'orphan'));
+    await controlPlane.apply([
+      configMap(SYSTEM, 'tekton-pruner-default-spec', { 'global-config': GLOBAL_CONFIG }),
+      // Another ConfigMap in the pruner's namespace: never read.
+      configMap(SYSTEM, 'config-logging', { 'global-config': 'not: [pruner' }),
+      configMap('dev', 'tekton-pruner-namespace-spec', { 'ns-config': DEV_CONFIG }),
+      // A namespace ConfigMap the level never reaches (prod is at level resource): read, and warned about.
+      configMap('prod', 'tekton-pruner-namespace-spec', { 'ns-config': 'historyLimit: 1' }),
+      configMap('web', 'tekton-pruner-namespace-spec', { 'ns-config': '' }),
+      // Another name in a collected namespace: not listed.
+      configMap('web', 'tekton-pruner-namespace-spec-old', { 'ns-config': 'broken: [' }),
+      // An unreadable namespace ConfigMap where the pass is not asked to look.
+      configMap('outside', 'tekton-pruner-namespace-spec', { 'ns-config': 'succesfulHistoryLimit: 3' }),
+      configMap(BROKEN, 'tekton-pruner-default-spec', { 'global-config': 'historyLimit: [5\nnamespaces: {}\n' }),
+    ]);
+  });
+
+  /** What the adapter reads with `scope`, in pages of one ConfigMap. */
+  async function readThrough(systemNamespace: string, scope: { namespaces: string[]; excludeNamespaces: string[]; namespaceSelector?: string }): Promise<{ config: PrunerConfig; warnings: string[]; requests: number }> {
+    const config = configFor(['--page-size', '1']);
+    const http = await KubeHttp.create(await connectionFor(server.controlPlane.kubeConfig()), httpOptions(config));
+    try {
+      const maps = await new KubeCluster(http, 1).readPrunerConfigMaps(systemNamespace, { ...scope, selector: '' });
+      const read = readPrunerConfig(maps);
+      if (!read.ok) assert.fail(read.error);
+      return { config: read.config, warnings: read.warnings, requests: http.stats.requests };
+    } finally {
+      http.close();
+    }
+  }
+
+  test('reads the global ConfigMap by name and every namespace one across the cluster, page by page, less the excluded namespaces', async () => {
+    const { config, warnings, requests } = await readThrough(SYSTEM, { namespaces: [], excludeNamespaces: ['outside'] });
+    assert.equal(config.globalFound, true);
+    assert.deepEqual([...config.namespaces.keys()], ['dev', 'prod', 'web']);
+    // One GET, three pages of one ConfigMap each, and an empty last one: behind a field
+    // selector the API server cannot tell that a full page was the last.
+    assert.equal(requests, 5);
+    assert.deepEqual(warnings, [
+      "--pruner-config: ConfigMap prod/tekton-pruner-namespace-spec: not applied, as tektoncd/pruner does not apply it: the level for namespace prod is resource (tekton-pruner-default-spec's enforcedConfigLevel), and only level namespace reads a namespace ConfigMap",
+      "--pruner-config: ConfigMap web/tekton-pruner-namespace-spec: not applied, as tektoncd/pruner does not apply it: the level for namespace web is resource (tekton-pruner-default-spec's enforcedConfigLevel), and only level namespace reads a namespace ConfigMap",
+    ]);
+    const limits = (namespace: string, labels: Record<string, string>, annotations: Record<string, string> = {}): [number | undefined, number | undefined, number | undefined] => {
+      const found = prunerLimitsFor(config, { kind: 'PipelineRun', namespace, name: 'run-1', labels, annotations });
+      return [found.successfulHistoryLimit?.value, found.failedHistoryLimit?.value, found.ttlSecondsAfterFinished?.value];
+    };
+    // dev is at level namespace: its own ConfigMap's selector, then its ttl, then the global entry for dev.
+    assert.deepEqual(limits('dev', { tier: 'web' }, { owner: 'team-a' }), [2, undefined, 600]);
+    assert.deepEqual(limits('dev', { tier: 'web' }), [7, undefined, 600]);
+    // prod at level resource: the global ConfigMap's entry by name, then prod's own fields alone.
+    assert.deepEqual(limits('prod', { 'tekton.dev/pipeline': 'release' }), [50, 20, undefined]);
+    assert.deepEqual(limits('prod', { 'tekton.dev/pipeline': 'test' }), [undefined, 20, undefined]);
+    assert.deepEqual(limits('web', {}), [10, 10, 86400]);
+  });
+
+  test('named namespaces: one list per namespace, and only there', async () => {
+    const { config } = await readThrough(SYSTEM, { namespaces: ['dev', 'web', 'outside'], excludeNamespaces: ['outside'] });
+    assert.deepEqual([...config.namespaces.keys()], ['dev', 'web']);
+  });
+
+  test("a namespace selector: only the ConfigMaps of the namespaces it selects, so a shard never fails on another's", async () => {
+    const { config } = await readThrough(SYSTEM, { namespaces: [], excludeNamespaces: [], namespaceSelector: 'shard=a' });
+    assert.deepEqual([...config.namespaces.keys()], [...SHARD_A]);
+    const result = await pass(['--dry-run', '--namespace-selector', 'shard=a', '--pruner-config', SYSTEM]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(reportOf(result).items.map((item) => item.namespace), [...SHARD_A]);
+  });
+
+  function pass(args: readonly string[], kubeconfig = server.controlPlane.kubeconfigPath): Promise<CliResult> {
+    return runCli(['--kubeconfig', kubeconfig, '--output', 'json', '--min-age', '0s', ...args]);
+  }
+
+  async function exists(namespace: string): Promise<boolean> {
+    try {
+      await server.controlPlane.kubeConfig().makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ group: 'tekton.dev', version: 'v1alpha1', namespace, plural: 'pipelineresources', name: ORPHAN });
+      return true;
+    } catch (error) {
+      if (error instanceof ApiException && error.code === 404) return false;
+      throw error;
+    }
+  }
+
+  test('a pass reads them and says that no run collector applies them; the rest of the pass is as without', async () => {
+    const result = await pass(['--dry-run', '--namespace', 'web', '--pruner-config', SYSTEM]);
+    assert.equal(result.code, 0, result.stderr);
+    const report = reportOf(result);
+    assert.deepEqual(report.warnings?.filter((line) => !line.startsWith(MIN_AGE_WARNING_PREFIX)), [
+      "--pruner-config: ConfigMap web/tekton-pruner-namespace-spec: not applied, as tektoncd/pruner does not apply it: the level for namespace web is resource (tekton-pruner-default-spec's enforcedConfigLevel), and only level namespace reads a namespace ConfigMap",
+      NO_RUN_COLLECTOR(SYSTEM),
+    ]);
+    assert.deepEqual(report.items.map((item) => `${item.namespace}/${item.name} ${item.action}`), [`web/${ORPHAN} delete`]);
+  });
+
+  test('without the global ConfigMap: an empty policy and a warning, and the pass goes on', async () => {
+    const result = await pass(['--dry-run', '--namespace', 'web', '--pruner-config', EMPTY]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(reportOf(result).warnings?.filter((line) => !line.startsWith(MIN_AGE_WARNING_PREFIX)), [
+      `--pruner-config: there is no ConfigMap tekton-pruner-default-spec in namespace ${EMPTY}: no tektoncd/pruner policy applies (tektoncd/pruner's own controller does not start without it)`,
+      "--pruner-config: ConfigMap web/tekton-pruner-namespace-spec: not applied, as tektoncd/pruner does not apply it: the level for namespace web is resource (tekton-pruner-default-spec's enforcedConfigLevel), and only level namespace reads a namespace ConfigMap",
+      NO_RUN_COLLECTOR(EMPTY),
+    ]);
+  });
+
+  test('a global ConfigMap that does not parse: a live pass ends with exit 1 in one line, before anything is listed, and deletes nothing', async () => {
+    const result = await pass(['--dry-run=false', '--namespace', 'prod', '--pruner-config', BROKEN]);
+    assert.equal(result.code, 1, result.stderr);
+    const report = reportOf(result);
+    assert.deepEqual(report.errors, [
+      `--pruner-config: ConfigMap ${BROKEN}/tekton-pruner-default-spec, key global-config: not YAML: missed comma between flow collection entries at line 2, column 1`,
+    ]);
+    assert.deepEqual(report.items, []);
+    assert.equal(await exists('prod'), true);
+  });
+
+  test('a namespace ConfigMap with an unknown field, in the scope: exit 1, nothing deleted; out of it, not read', async () => {
+    const result = await pass(['--dry-run=false', '--namespace', 'outside', '--pruner-config', SYSTEM]);
+    assert.equal(result.code, 1, result.stderr);
+    assert.deepEqual(reportOf(result).errors, [
+      '--pruner-config: ConfigMap outside/tekton-pruner-namespace-spec, key ns-config, field succesfulHistoryLimit: unknown field; valid at the top: enforcedConfigLevel, ttlSecondsAfterFinished, successfulHistoryLimit, failedHistoryLimit, historyLimit, pipelineRuns, taskRuns',
+    ]);
+    assert.equal(await exists('outside'), true);
+    const elsewhere = await pass(['--dry-run=false', '--namespace', 'prod', '--exclude-namespace', 'outside', '--pruner-config', SYSTEM]);
+    assert.equal(elsewhere.code, 0, elsewhere.stderr);
+    assert.equal(await exists('prod'), false, 'the pass went on and deleted what it collects');
+  });
+
+  describe('RBAC', () => {
+    const NS = 'dev';
+    let kubeconfig: string;
+
+    before(async () => {
+      const { controlPlane } = server;
+      await controlPlane.apply([
+        { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'gc', namespace: NS } },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: { name: 'gc', namespace: NS },
+          rules: [
+            { apiGroups: ['tekton.dev'], resources: ['pipelineresources'], verbs: ['get', 'list'] },
+            { apiGroups: ['tekton.dev'], resources: ['pipelineruns', 'taskruns'], verbs: ['get', 'list'] },
+          ],
+        },
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'gc', namespace: NS }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'gc' }, subjects: [{ kind: 'ServiceAccount', name: 'gc', namespace: NS }] },
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'gc-prunerconfig-ns' }, rules: [{ apiGroups: [''], resources: ['namespaces'], resourceNames: [NS], verbs: ['get'] }] },
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'gc-prunerconfig-ns' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'gc-prunerconfig-ns' }, subjects: [{ kind: 'ServiceAccount', name: 'gc', namespace: NS }] },
+      ]);
+      const token = await controlPlane.createServiceAccountToken(NS, 'gc');
+      kubeconfig = path.join(controlPlane.dir, 'kubeconfig-gc');
+      await writeFile(kubeconfig, controlPlane.kubeConfig(token).exportConfig(), { mode: 0o600 });
+    });
+
+    test('an identity that may not get the global ConfigMap: exit 1 in one line naming the rule to grant', async () => {
+      const result = await pass(['--dry-run', '--namespace', NS, '--pruner-config', SYSTEM], kubeconfig);
+      assert.equal(result.code, 1, result.stderr);
+      assert.deepEqual(reportOf(result).errors, [
+        `--pruner-config: forbidden to read ConfigMap ${SYSTEM}/tekton-pruner-default-spec: grant "get" on configmaps named tekton-pruner-default-spec in namespace ${SYSTEM}`,
+      ]);
+    });
+
+    test('one that may get it but not list ConfigMaps where it collects: exit 1 naming list', async () => {
+      await server.controlPlane.apply([
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'gc-pruner', namespace: SYSTEM }, rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['tekton-pruner-default-spec'], verbs: ['get'] }] },
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'gc-pruner', namespace: SYSTEM }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'gc-pruner' }, subjects: [{ kind: 'ServiceAccount', name: 'gc', namespace: NS }] },
+      ]);
+      const result = await pass(['--dry-run', '--namespace', NS, '--pruner-config', SYSTEM], kubeconfig);
+      assert.equal(result.code, 1, result.stderr);
+      assert.deepEqual(reportOf(result).errors, [
+        `--pruner-config: forbidden to list ConfigMaps tekton-pruner-namespace-spec in namespace ${NS}: grant "list" on configmaps in namespace ${NS} (a list cannot be limited to one name by RBAC)`,
+      ]);
+    });
+  });
+
+  test("the chart's RBAC: its ServiceAccount reads both ConfigMaps, and no other ConfigMap of the pruner's namespace", async () => {
+    const { controlPlane } = server;
+    const release = 'trgc';
+    await server.seed.namespace(release);
+    const objects = await helm.render<Manifest>([{ prunerConfig: SYSTEM, namespaces: ['web', 'dev'] }], { namespace: release });
+    const rbacKinds = new Set(['ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding']);
+    const rbac = objects.filter((object) => rbacKinds.has(object.kind ?? ''));
+    assert.ok(rbac.some((object) => object.kind === 'Role' && object.metadata?.namespace === SYSTEM), 'a Role in the pruner namespace');
+    await controlPlane.apply(rbac);
+    const serviceAccount = rbac.find((object) => object.kind === 'ServiceAccount')?.metadata?.name ?? '';
+    const token = await controlPlane.createServiceAccountToken(release, serviceAccount);
+    const kubeconfig = path.join(controlPlane.dir, 'kubeconfig-chart');
+    await writeFile(kubeconfig, controlPlane.kubeConfig(token).exportConfig(), { mode: 0o600 });
+
+    const result = await pass(['--dry-run', '--namespace', 'web,dev', '--pruner-config', SYSTEM], kubeconfig);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(reportOf(result).warnings?.filter((line) => !line.startsWith(MIN_AGE_WARNING_PREFIX)), [
+      "--pruner-config: ConfigMap web/tekton-pruner-namespace-spec: not applied, as tektoncd/pruner does not apply it: the level for namespace web is resource (tekton-pruner-default-spec's enforcedConfigLevel), and only level namespace reads a namespace ConfigMap",
+      NO_RUN_COLLECTOR(SYSTEM),
+    ]);
+
+    const core = controlPlane.kubeConfig(token).makeApiClient(CoreV1Api);
+    assert.equal(await statusOf(core.readNamespacedConfigMap({ namespace: SYSTEM, name: 'tekton-pruner-default-spec' })), 200);
+    assert.equal(await statusOf(core.readNamespacedConfigMap({ namespace: SYSTEM, name: 'config-logging' })), 403);
+    assert.equal(await statusOf(core.listNamespacedConfigMap({ namespace: SYSTEM })), 403);
+    assert.equal(await statusOf(core.listNamespacedConfigMap({ namespace: 'web' })), 200);
+    assert.equal(await statusOf(core.listNamespacedConfigMap({ namespace: 'outside' })), 403);
+    // Across the cluster it lists nothing: a pass of every namespace needs the release of every namespace.
+    assert.equal(await statusOf(core.listConfigMapForAllNamespaces()), 403);
+  });
+});
