@@ -140,9 +140,15 @@ export function runDecisionsIn(namespace: string, runs: readonly TargetRecord[],
   );
 }
 
-/** One run while its decision is made: the verdict of an earlier rule, or what the history rows read. */
+/**
+ * One run while its decision is made: the verdict of an earlier rule, or what the history rows
+ * read. Only this is held for every run of a kind until all are ranked; the facts the earlier
+ * rows read are dropped once their verdict is known.
+ */
 interface Reading {
-  facts: TargetFacts;
+  target: TargetRecord;
+  warnings: readonly string[];
+  ends: DecisionFacts['ends'];
   group: string;
   outcome?: Outcome;
   finishedMs?: number;
@@ -167,7 +173,17 @@ function readRun(run: TargetRecord, namespace: NamespaceRecord | undefined, poli
   const ttlEnd: RuleEnd | undefined = ttl === undefined ? undefined : ttl.value.kind === 'forever' ? 'never' : finishedMs === undefined ? 'unknown' : finishedMs + ttl.value.ms;
   const dated: TargetFacts = ttlEnd === undefined ? withInvalid : { ...withInvalid, ends: { ...withInvalid.ends, 'run-ttl': ttlEnd } };
   const early = earlyVerdict(dated, runPolicy, outcome === undefined || finishedMs === undefined);
-  return { facts: dated, group, early, ...(outcome !== undefined && { outcome }), ...(finishedMs !== undefined && { finishedMs }), ...(limit !== undefined && { limit }), ...(ttl !== undefined && { ttl }) };
+  return {
+    target: run,
+    warnings: dated.warnings,
+    ends: dated.ends,
+    group,
+    early,
+    ...(outcome !== undefined && { outcome }),
+    ...(finishedMs !== undefined && { finishedMs }),
+    ...(limit !== undefined && { limit }),
+    ...(ttl !== undefined && { ttl }),
+  };
 }
 
 /** The facts the rows the runs share with every table read (retention, min age), as decide.ts gathers them for a target. */
@@ -240,14 +256,14 @@ function resultsNotStored({ target }: TargetFacts): Verdict | null {
 function rank(read: Reading[]): void {
   const slots = new Map<string, Reading[]>();
   for (const one of read) {
-    if (one.early !== null || one.outcome === undefined || one.finishedMs === undefined || one.facts.target.deletionTimestamp !== undefined) continue;
-    const key = `${one.facts.target.namespace}\u0000${one.group}\u0000${one.outcome}`;
+    if (one.early !== null || one.outcome === undefined || one.finishedMs === undefined || one.target.deletionTimestamp !== undefined) continue;
+    const key = `${one.target.namespace}\u0000${one.group}\u0000${one.outcome}`;
     const list = slots.get(key);
     if (list === undefined) slots.set(key, [one]);
     else list.push(one);
   }
   for (const list of slots.values()) {
-    list.sort((a, b) => (b.finishedMs ?? 0) - (a.finishedMs ?? 0) || compareText(a.facts.target.name, b.facts.target.name));
+    list.sort((a, b) => (b.finishedMs ?? 0) - (a.finishedMs ?? 0) || compareText(a.target.name, b.target.name));
     list.forEach((one, index) => {
       one.rank = index + 1;
       one.ofOutcome = list.length;
@@ -258,14 +274,13 @@ function rank(read: Reading[]): void {
 /** The decision: the earlier rule's verdict, else the history rows (9 to 13). */
 function finish(one: Reading, nowMs: number): RunDecisionWithFacts {
   const verdict = one.early ?? historyVerdict(one, nowMs);
-  const { facts } = one;
   const decision: Decision = {
-    target: facts.target,
+    target: one.target,
     action: actionOfRun(verdict.reason),
     reason: verdict.reason,
     message: verdict.message,
     references: EMPTY_LIST,
-    warnings: facts.warnings.length === 0 ? EMPTY_LIST : facts.warnings,
+    warnings: one.warnings.length === 0 ? EMPTY_LIST : one.warnings,
   };
   const runFacts: RunFacts = {
     group: one.group,
@@ -274,8 +289,8 @@ function finish(one: Reading, nowMs: number): RunDecisionWithFacts {
     ...(one.ofOutcome !== undefined && { ofOutcome: one.ofOutcome }),
     ...(one.limit !== undefined && { limit: one.limit }),
     ...(one.ttl !== undefined && { ttl: one.ttl }),
-    goesAt: goesAt(verdict.reason, facts.ends),
-    ends: facts.ends,
+    goesAt: goesAt(verdict.reason, one.ends),
+    ends: one.ends,
   };
   return { decision, facts: runFacts };
 }
@@ -292,7 +307,7 @@ function historyVerdict(one: Reading, nowMs: number): Verdict {
     return { reason: 'history-exceeded', message: `${where}; ${limit.from} keeps ${limit.value}` };
   }
   if (ttl !== undefined) {
-    const end = one.facts.ends['run-ttl'];
+    const end = one.ends['run-ttl'];
     const text = formatRetentionDuration(ttl.value);
     if (end === 'never') return { reason: 'ttl-not-reached', message: `run TTL forever (${ttl.from})` };
     if (end === undefined || end === 'unknown') return { reason: 'ttl-not-reached', message: `run TTL ${text} (${ttl.from}) counts from its completion time, which cannot be read` };
