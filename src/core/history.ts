@@ -21,9 +21,9 @@
  * - A limit and a TTL on the same outcome: the limit's N newest stay, the rest go; the TTL
  *   decides the runs of an outcome no limit covers.
  */
-import type { DecisionFacts, RuleEnd, TargetFacts, Verdict } from './facts.js';
+import { retentionFacts, type DecisionFacts, type RuleEnd, type TargetFacts, type Verdict } from './facts.js';
 import { compareText } from './graph.js';
-import { parseRetentionDuration, parseTimestampMs, readNamespaceRetain, readTargetRetention, retainValues, retentionKeys, formatDuration, formatInstant, formatRetentionDuration, type Parsed } from './retention.js';
+import { formatDuration, formatInstant, formatRetentionDuration, parseRetentionDuration, parseTimestampMs, type Parsed } from './retention.js';
 import { namespaceRetained, retained, retainFor, retainUntil, retentionInvalid, tooYoung } from './rules.js';
 import { EMPTY_LIST, type Decision, type ExternalRunLimits, type NamespaceRecord, type Policy, type Reason, type RetentionDuration, type RunPolicy, type TargetRecord } from './types.js';
 
@@ -188,36 +188,17 @@ function readRun(run: TargetRecord, namespace: NamespaceRecord | undefined, poli
 
 /** The facts the rows the runs share with every table read (retention, min age), as decide.ts gathers them for a target. */
 function baseFacts(run: TargetRecord, namespace: NamespaceRecord | undefined, policy: Policy, nowMs: number): TargetFacts {
-  const keys = retentionKeys(policy.labelPrefix);
-  const namespaceWarnings: string[] = [];
-  const namespaceRetain = namespace && readNamespaceRetain(namespace, keys.retain, namespaceWarnings);
-  const retention = readTargetRetention(run, policy.labelPrefix);
-  const createdMs = parseTimestampMs(run.createdAt);
+  // retain-for counts from the run's own completion.
   const finishedMs = run.run?.finishedAt === undefined ? undefined : parseTimestampMs(run.run.finishedAt);
-  const retainFor = retention.retainFor !== undefined ? { duration: retention.retainFor.value, setBy: 'target' as const, own: retention.retainFor } : policy.retainFor && { duration: policy.retainFor, setBy: 'policy' as const };
-  const since = finishedMs ?? createdMs;
   return {
+    ...retentionFacts(run, namespace, policy, finishedMs),
     target: run,
     nowMs,
-    createdMs,
-    lastFinishMs: finishedMs,
-    retain: retainValues(run, keys.retain),
-    namespaceRetain,
-    invalid: retention.invalid,
-    minAgeMs: policy.minAgeMs,
-    retainUntil: retention.retainUntil,
-    retainFor,
-    ends: {
-      'min-age': createdMs === undefined ? 'unknown' : createdMs + policy.minAgeMs,
-      ...(retention.retainUntil !== undefined && { 'retain-until': retention.retainUntil.value }),
-      ...(retainFor !== undefined && { 'retain-for': retainFor.duration.kind === 'forever' ? 'never' : since === undefined ? 'unknown' : since + retainFor.duration.ms }),
-    },
     references: EMPTY_LIST,
     unreadableRuns: EMPTY_LIST,
     userClaims: EMPTY_LIST,
     releasedBy: EMPTY_LIST,
     holders: NO_HOLDERS,
-    warnings: [...retention.warnings, ...namespaceWarnings.map((warning) => `namespace ${run.namespace}: ${warning}`)],
   };
 }
 
