@@ -248,7 +248,7 @@ describe('pipelineruns and taskruns on a bare kube-apiserver', () => {
       },
     });
     const item = live.outcome.report.items.find((one) => one.name === 'oldest');
-    assert.equal(`${item?.reason} ${item?.result}`, 'retained kept');
+    assert.deepEqual([item?.reason, item?.result], ['retained', 'kept']);
     assert.match(item?.message ?? '', /seen when re-checking before deleting/);
     assert.deepEqual(await names(namespace), ['middle', 'newest', 'oldest']);
   });
