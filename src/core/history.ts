@@ -345,7 +345,7 @@ function readSettings(run: TargetRecord, namespace: NamespaceRecord | undefined,
   const onNamespace = namespace === undefined ? {} : readLevel((key) => namespaceValue(namespace, key), keys, invalid);
   const external: ExternalRunLimits | undefined = policy.external?.(run, group);
   const fromExternal: Level = external === undefined ? {} : levelOf(external, external.from);
-  const fromFlags: Level = levelOf(policy, 'the flag');
+  const fromFlags: Level = levelOf(policy, 'the flag', policy.limitFlags);
   const pick = <K extends keyof Level>(key: K): Level[K] => onRun[key] ?? onNamespace[key] ?? fromExternal[key] ?? fromFlags[key];
   const keepSuccessful = pick('keepSuccessful');
   const keepFailed = pick('keepFailed');
@@ -359,11 +359,11 @@ interface Level {
   ttl?: Applied<RetentionDuration>;
 }
 
-function levelOf(limits: { keepSuccessful?: number; keepFailed?: number; ttl?: RetentionDuration }, from: string): Level {
+function levelOf(limits: { keepSuccessful?: number; keepFailed?: number; ttl?: RetentionDuration }, from: string, flags: RunPolicy['limitFlags'] = {}): Level {
   const flagged = (flag: string): string => (from === 'the flag' ? flag : from);
   return {
-    ...(limits.keepSuccessful !== undefined && { keepSuccessful: { value: limits.keepSuccessful, from: flagged('--keep-successful') } }),
-    ...(limits.keepFailed !== undefined && { keepFailed: { value: limits.keepFailed, from: flagged('--keep-failed') } }),
+    ...(limits.keepSuccessful !== undefined && { keepSuccessful: { value: limits.keepSuccessful, from: flagged(flags.keepSuccessful ?? '--keep-successful') } }),
+    ...(limits.keepFailed !== undefined && { keepFailed: { value: limits.keepFailed, from: flagged(flags.keepFailed ?? '--keep-failed') } }),
     ...(limits.ttl !== undefined && { ttl: { value: limits.ttl, from: flagged('--run-ttl') } }),
   };
 }

@@ -266,6 +266,7 @@ describe('pipelineruns and taskruns on a bare kube-apiserver', () => {
       'PipelineRun r1': 'history-kept kept',
       'PipelineRun r2': 'history-exceeded deleted',
     });
+    assert.match(live.outcome.report.items.find((item) => item.name === 'r2')?.message ?? '', /^2nd newest of 2 succeeded runs in group tekton\.dev\/pipeline=build; --keep keeps 1$/);
     assert.deepEqual(await names(namespace), ['going', 'r1']);
   });
 });
