@@ -21,7 +21,7 @@
  * - A limit and a TTL on the same outcome: the limit's N newest stay, the rest go; the TTL
  *   decides the runs of an outcome no limit covers.
  */
-import { retentionFacts, type DecisionFacts, type RuleEnd, type TargetFacts, type Verdict } from './facts.js';
+import { actionFor, retentionFacts, type DecisionFacts, type RuleEnd, type TargetFacts, type Verdict } from './facts.js';
 import { compareText } from './graph.js';
 import { formatDuration, formatInstant, formatRetentionDuration, parseRetentionDuration, parseTimestampMs, type Parsed } from './retention.js';
 import { namespaceRetained, retained, retainFor, retainUntil, retentionInvalid, tooYoung } from './rules.js';
@@ -257,7 +257,7 @@ function finish(one: Reading, nowMs: number): RunDecisionWithFacts {
   const verdict = one.early ?? historyVerdict(one, nowMs);
   const decision: Decision = {
     target: one.target,
-    action: actionOfRun(verdict.reason),
+    action: actionFor(verdict.reason),
     reason: verdict.reason,
     message: verdict.message,
     references: EMPTY_LIST,
@@ -302,11 +302,6 @@ function ordinal(n: number): string {
   const tens = n % 100;
   const suffix = tens >= 11 && tens <= 13 ? 'th' : n % 10 === 1 ? 'st' : n % 10 === 2 ? 'nd' : n % 10 === 3 ? 'rd' : 'th';
   return `${n}${suffix}`;
-}
-
-/** The action of a runs' reason: the two that delete, and every other keeps. */
-function actionOfRun(reason: Reason): 'keep' | 'delete' {
-  return reason === 'history-exceeded' || reason === 'ttl-expired' ? 'delete' : 'keep';
 }
 
 function goesAt(reason: Reason, ends: DecisionFacts['ends']): GoesAt {
