@@ -4,13 +4,15 @@
  * "The decision" and "Leftovers"). `now` is passed in; nothing here reads the clock.
  */
 import { COLLECTOR_NAMES, COLLECTORS, collectorOf, type Collector } from './collectors.js';
-import type { DecisionFacts, EffectiveRetainFor, OwnerRetain, RuleEnd, TargetFacts, UnreadableRun, Verdict } from './facts.js';
+import { actionFor, retentionFacts, type DecisionFacts, type OwnerRetain, type TargetFacts, type UnreadableRun, type Verdict } from './facts.js';
+
+export { actionFor } from './facts.js';
 import { buildGraph, compareText, type ReferenceGraph } from './graph.js';
 import { decideRuns, type RunDecisionWithFacts } from './history.js';
 import { withCascade } from './cascade.js';
-import { parseTimestampMs, readNamespaceRetain, readTargetRetention, retainValues, retentionKeys } from './retention.js';
+import { parseTimestampMs, retainValues, retentionKeys } from './retention.js';
 import { holdersShown, unreferenced } from './rules.js';
-import { EMPTY_LIST, type Action, type ClusterView, type Decision, type Policy, type Reason, type ReferenceView, type RetentionDuration, type TargetKindName, type TargetRecord } from './types.js';
+import { EMPTY_LIST, type ClusterView, type Decision, type Policy, type ReferenceView, type TargetKindName, type TargetRecord } from './types.js';
 
 export type { DecisionFacts, EffectiveRetainFor, RuleEnd, TimeBound } from './facts.js';
 
@@ -93,43 +95,21 @@ const NO_HOLDERS: TargetFacts['holders'] = { activePods: [], statefulSets: [], r
 
 function gatherFacts(target: TargetRecord, collector: Collector, pass: Pass): TargetFacts {
   const { policy } = pass;
-  const keys = retentionKeys(policy.labelPrefix);
-  const namespace = pass.view.namespaces.get(target.namespace);
-  const namespaceWarnings: string[] = [];
-  const namespaceRetain = namespace && readNamespaceRetain(namespace, keys.retain, namespaceWarnings);
-  const retention = readTargetRetention(target, policy.labelPrefix);
-  const links = gatherLinks(target, collector, pass.graph, keys.retain);
-  const createdMs = parseTimestampMs(target.createdAt);
-  const lastFinishMs = newestFinish(links.references);
-  const retainFor: EffectiveRetainFor | undefined =
-    retention.retainFor !== undefined
-      ? { duration: retention.retainFor.value, setBy: 'target', own: retention.retainFor }
-      : policy.retainFor && { duration: policy.retainFor, setBy: 'policy' };
+  const links = gatherLinks(target, collector, pass.graph, retentionKeys(policy.labelPrefix).retain);
+  const retention = retentionFacts(target, pass.view.namespaces.get(target.namespace), policy, newestFinish(links.references));
   const holders = collector.reads.pods || collector.reads.statefulSets ? pass.graph.holders(target, collector.heldBy, pass.released) : NO_HOLDERS;
   const releasedWarnings = holders.released.map((sts) => `StatefulSet ${sts.name} names it and is deleted before it in this pass`);
   return {
+    ...retention,
     target,
     nowMs: pass.nowMs,
-    createdMs,
-    lastFinishMs,
-    retain: retainValues(target, keys.retain),
     ...(links.ownerRetain !== undefined && { ownerRetain: links.ownerRetain }),
-    namespaceRetain,
-    invalid: retention.invalid,
-    minAgeMs: policy.minAgeMs,
-    retainUntil: retention.retainUntil,
-    retainFor,
-    ends: {
-      'min-age': createdMs === undefined ? 'unknown' : createdMs + policy.minAgeMs,
-      ...(retention.retainUntil !== undefined && { 'retain-until': retention.retainUntil.value }),
-      ...(retainFor !== undefined && { 'retain-for': retainForEnd(retainFor.duration, lastFinishMs ?? createdMs) }),
-    },
     references: links.references,
     unreadableRuns: unreadableRuns(target.namespace, collector, pass.graph),
     userClaims: links.userClaims,
     releasedBy: links.releasedBy,
     holders,
-    warnings: [...retention.warnings, ...namespaceWarnings.map((w) => `namespace ${target.namespace}: ${w}`), ...releasedWarnings],
+    warnings: [...retention.warnings, ...releasedWarnings],
   };
 }
 
@@ -165,12 +145,6 @@ function unreadableRuns(namespace: string, collector: Collector, graph: Referenc
 
 const NO_LABELS = { labels: {}, annotations: {} };
 
-/** Rule 8 counts from the newest completion of a referencing run, else from the creation. */
-function retainForEnd(duration: RetentionDuration, sinceMs: number | undefined): RuleEnd {
-  if (duration.kind === 'forever') return 'never';
-  return sinceMs === undefined ? 'unknown' : sinceMs + duration.ms;
-}
-
 function decideTarget(facts: TargetFacts, collector: Collector): DecisionWithFacts {
   const verdict = firstVerdict(facts, collector);
   const heldBy = holdersShown(facts);
@@ -185,36 +159,6 @@ function decideTarget(facts: TargetFacts, collector: Collector): DecisionWithFac
     ...(heldBy.length > 0 && { heldBy }),
   };
   return { decision, facts };
-}
-
-export function actionFor(reason: Reason): Action {
-  switch (reason) {
-    case 'retained':
-    case 'namespace-retained':
-    case 'retention-invalid':
-    case 'unreadable-run':
-    case 'user-claimed':
-    case 'referenced-by-active-run':
-    case 'in-use-by-pod':
-    case 'in-use-by-statefulset':
-    case 'too-young':
-    case 'retain-until':
-    case 'retain-for':
-    case 'run-active':
-    case 'results-not-stored':
-    case 'history-kept':
-    case 'ttl-not-reached':
-    case 'no-run-policy':
-    case 'dependent-kept':
-      return 'keep';
-    case 'history-exceeded':
-    case 'ttl-expired':
-    case 'resolution-stored':
-    case 'runs-finished':
-    case 'owner-gone':
-    case 'unreferenced':
-      return 'delete';
-  }
 }
 
 function firstVerdict(facts: TargetFacts, collector: Collector): Verdict {

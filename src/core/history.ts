@@ -21,9 +21,9 @@
  * - A limit and a TTL on the same outcome: the limit's N newest stay, the rest go; the TTL
  *   decides the runs of an outcome no limit covers.
  */
-import type { DecisionFacts, RuleEnd, TargetFacts, Verdict } from './facts.js';
+import { actionFor, retentionFacts, type DecisionFacts, type RuleEnd, type TargetFacts, type Verdict } from './facts.js';
 import { compareText } from './graph.js';
-import { parseRetentionDuration, parseTimestampMs, readNamespaceRetain, readTargetRetention, retainValues, retentionKeys, formatDuration, formatInstant, formatRetentionDuration, type Parsed } from './retention.js';
+import { formatDuration, formatInstant, formatRetentionDuration, parseRetentionDuration, parseTimestampMs, type Parsed } from './retention.js';
 import { namespaceRetained, retained, retainFor, retainUntil, retentionInvalid, tooYoung } from './rules.js';
 import { EMPTY_LIST, type Decision, type ExternalRunLimits, type NamespaceRecord, type Policy, type Reason, type RetentionDuration, type RunPolicy, type TargetRecord } from './types.js';
 
@@ -140,9 +140,15 @@ export function runDecisionsIn(namespace: string, runs: readonly TargetRecord[],
   );
 }
 
-/** One run while its decision is made: the verdict of an earlier rule, or what the history rows read. */
+/**
+ * One run while its decision is made: the verdict of an earlier rule, or what the history rows
+ * read. Only this is held for every run of a kind until all are ranked; the facts the earlier
+ * rows read are dropped once their verdict is known.
+ */
 interface Reading {
-  facts: TargetFacts;
+  target: TargetRecord;
+  warnings: readonly string[];
+  ends: DecisionFacts['ends'];
   group: string;
   outcome?: Outcome;
   finishedMs?: number;
@@ -167,41 +173,32 @@ function readRun(run: TargetRecord, namespace: NamespaceRecord | undefined, poli
   const ttlEnd: RuleEnd | undefined = ttl === undefined ? undefined : ttl.value.kind === 'forever' ? 'never' : finishedMs === undefined ? 'unknown' : finishedMs + ttl.value.ms;
   const dated: TargetFacts = ttlEnd === undefined ? withInvalid : { ...withInvalid, ends: { ...withInvalid.ends, 'run-ttl': ttlEnd } };
   const early = earlyVerdict(dated, runPolicy, outcome === undefined || finishedMs === undefined);
-  return { facts: dated, group, early, ...(outcome !== undefined && { outcome }), ...(finishedMs !== undefined && { finishedMs }), ...(limit !== undefined && { limit }), ...(ttl !== undefined && { ttl }) };
+  return {
+    target: run,
+    warnings: dated.warnings,
+    ends: dated.ends,
+    group,
+    early,
+    ...(outcome !== undefined && { outcome }),
+    ...(finishedMs !== undefined && { finishedMs }),
+    ...(limit !== undefined && { limit }),
+    ...(ttl !== undefined && { ttl }),
+  };
 }
 
 /** The facts the rows the runs share with every table read (retention, min age), as decide.ts gathers them for a target. */
 function baseFacts(run: TargetRecord, namespace: NamespaceRecord | undefined, policy: Policy, nowMs: number): TargetFacts {
-  const keys = retentionKeys(policy.labelPrefix);
-  const namespaceWarnings: string[] = [];
-  const namespaceRetain = namespace && readNamespaceRetain(namespace, keys.retain, namespaceWarnings);
-  const retention = readTargetRetention(run, policy.labelPrefix);
-  const createdMs = parseTimestampMs(run.createdAt);
+  // retain-for counts from the run's own completion.
   const finishedMs = run.run?.finishedAt === undefined ? undefined : parseTimestampMs(run.run.finishedAt);
-  const retainFor = retention.retainFor !== undefined ? { duration: retention.retainFor.value, setBy: 'target' as const, own: retention.retainFor } : policy.retainFor && { duration: policy.retainFor, setBy: 'policy' as const };
-  const since = finishedMs ?? createdMs;
   return {
+    ...retentionFacts(run, namespace, policy, finishedMs),
     target: run,
     nowMs,
-    createdMs,
-    lastFinishMs: finishedMs,
-    retain: retainValues(run, keys.retain),
-    namespaceRetain,
-    invalid: retention.invalid,
-    minAgeMs: policy.minAgeMs,
-    retainUntil: retention.retainUntil,
-    retainFor,
-    ends: {
-      'min-age': createdMs === undefined ? 'unknown' : createdMs + policy.minAgeMs,
-      ...(retention.retainUntil !== undefined && { 'retain-until': retention.retainUntil.value }),
-      ...(retainFor !== undefined && { 'retain-for': retainFor.duration.kind === 'forever' ? 'never' : since === undefined ? 'unknown' : since + retainFor.duration.ms }),
-    },
     references: EMPTY_LIST,
     unreadableRuns: EMPTY_LIST,
     userClaims: EMPTY_LIST,
     releasedBy: EMPTY_LIST,
     holders: NO_HOLDERS,
-    warnings: [...retention.warnings, ...namespaceWarnings.map((warning) => `namespace ${run.namespace}: ${warning}`)],
   };
 }
 
@@ -240,14 +237,14 @@ function resultsNotStored({ target }: TargetFacts): Verdict | null {
 function rank(read: Reading[]): void {
   const slots = new Map<string, Reading[]>();
   for (const one of read) {
-    if (one.early !== null || one.outcome === undefined || one.finishedMs === undefined || one.facts.target.deletionTimestamp !== undefined) continue;
-    const key = `${one.facts.target.namespace}\u0000${one.group}\u0000${one.outcome}`;
+    if (one.early !== null || one.outcome === undefined || one.finishedMs === undefined || one.target.deletionTimestamp !== undefined) continue;
+    const key = `${one.target.namespace}\u0000${one.group}\u0000${one.outcome}`;
     const list = slots.get(key);
     if (list === undefined) slots.set(key, [one]);
     else list.push(one);
   }
   for (const list of slots.values()) {
-    list.sort((a, b) => (b.finishedMs ?? 0) - (a.finishedMs ?? 0) || compareText(a.facts.target.name, b.facts.target.name));
+    list.sort((a, b) => (b.finishedMs ?? 0) - (a.finishedMs ?? 0) || compareText(a.target.name, b.target.name));
     list.forEach((one, index) => {
       one.rank = index + 1;
       one.ofOutcome = list.length;
@@ -258,14 +255,13 @@ function rank(read: Reading[]): void {
 /** The decision: the earlier rule's verdict, else the history rows (9 to 13). */
 function finish(one: Reading, nowMs: number): RunDecisionWithFacts {
   const verdict = one.early ?? historyVerdict(one, nowMs);
-  const { facts } = one;
   const decision: Decision = {
-    target: facts.target,
-    action: actionOfRun(verdict.reason),
+    target: one.target,
+    action: actionFor(verdict.reason),
     reason: verdict.reason,
     message: verdict.message,
     references: EMPTY_LIST,
-    warnings: facts.warnings.length === 0 ? EMPTY_LIST : facts.warnings,
+    warnings: one.warnings.length === 0 ? EMPTY_LIST : one.warnings,
   };
   const runFacts: RunFacts = {
     group: one.group,
@@ -274,8 +270,8 @@ function finish(one: Reading, nowMs: number): RunDecisionWithFacts {
     ...(one.ofOutcome !== undefined && { ofOutcome: one.ofOutcome }),
     ...(one.limit !== undefined && { limit: one.limit }),
     ...(one.ttl !== undefined && { ttl: one.ttl }),
-    goesAt: goesAt(verdict.reason, facts.ends),
-    ends: facts.ends,
+    goesAt: goesAt(verdict.reason, one.ends),
+    ends: one.ends,
   };
   return { decision, facts: runFacts };
 }
@@ -292,7 +288,7 @@ function historyVerdict(one: Reading, nowMs: number): Verdict {
     return { reason: 'history-exceeded', message: `${where}; ${limit.from} keeps ${limit.value}` };
   }
   if (ttl !== undefined) {
-    const end = one.facts.ends['run-ttl'];
+    const end = one.ends['run-ttl'];
     const text = formatRetentionDuration(ttl.value);
     if (end === 'never') return { reason: 'ttl-not-reached', message: `run TTL forever (${ttl.from})` };
     if (end === undefined || end === 'unknown') return { reason: 'ttl-not-reached', message: `run TTL ${text} (${ttl.from}) counts from its completion time, which cannot be read` };
@@ -306,11 +302,6 @@ function ordinal(n: number): string {
   const tens = n % 100;
   const suffix = tens >= 11 && tens <= 13 ? 'th' : n % 10 === 1 ? 'st' : n % 10 === 2 ? 'nd' : n % 10 === 3 ? 'rd' : 'th';
   return `${n}${suffix}`;
-}
-
-/** The action of a runs' reason: the two that delete, and every other keeps. */
-function actionOfRun(reason: Reason): 'keep' | 'delete' {
-  return reason === 'history-exceeded' || reason === 'ttl-expired' ? 'delete' : 'keep';
 }
 
 function goesAt(reason: Reason, ends: DecisionFacts['ends']): GoesAt {
@@ -349,7 +340,7 @@ function readSettings(run: TargetRecord, namespace: NamespaceRecord | undefined,
   const onNamespace = namespace === undefined ? {} : readLevel((key) => namespaceValue(namespace, key), keys, invalid);
   const external: ExternalRunLimits | undefined = policy.external?.(run, group);
   const fromExternal: Level = external === undefined ? {} : levelOf(external, external.from);
-  const fromFlags: Level = levelOf(policy, 'the flag');
+  const fromFlags: Level = levelOf(policy, 'the flag', policy.limitFlags);
   const pick = <K extends keyof Level>(key: K): Level[K] => onRun[key] ?? onNamespace[key] ?? fromExternal[key] ?? fromFlags[key];
   const keepSuccessful = pick('keepSuccessful');
   const keepFailed = pick('keepFailed');
@@ -363,11 +354,11 @@ interface Level {
   ttl?: Applied<RetentionDuration>;
 }
 
-function levelOf(limits: { keepSuccessful?: number; keepFailed?: number; ttl?: RetentionDuration }, from: string): Level {
+function levelOf(limits: { keepSuccessful?: number; keepFailed?: number; ttl?: RetentionDuration }, from: string, flags: RunPolicy['limitFlags'] = {}): Level {
   const flagged = (flag: string): string => (from === 'the flag' ? flag : from);
   return {
-    ...(limits.keepSuccessful !== undefined && { keepSuccessful: { value: limits.keepSuccessful, from: flagged('--keep-successful') } }),
-    ...(limits.keepFailed !== undefined && { keepFailed: { value: limits.keepFailed, from: flagged('--keep-failed') } }),
+    ...(limits.keepSuccessful !== undefined && { keepSuccessful: { value: limits.keepSuccessful, from: flagged(flags.keepSuccessful ?? '--keep-successful') } }),
+    ...(limits.keepFailed !== undefined && { keepFailed: { value: limits.keepFailed, from: flagged(flags.keepFailed ?? '--keep-failed') } }),
     ...(limits.ttl !== undefined && { ttl: { value: limits.ttl, from: flagged('--run-ttl') } }),
   };
 }
