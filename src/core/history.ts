@@ -97,6 +97,8 @@ export interface RunFacts {
   goesAt: GoesAt;
   /** The ends of the rules that time lifts, as the other tables' facts have them. */
   ends: DecisionFacts['ends'];
+  /** What rows 1 to 7 read, as every table's facts have it (retain, retain-until, retain-for, min age): what explain lists as retention. */
+  retention: DecisionFacts;
 }
 
 export interface RunDecisionWithFacts {
@@ -114,7 +116,8 @@ export function runGroup(run: Pick<TargetRecord, 'kind' | 'labels'>, groupBy: st
   return NO_GROUP;
 }
 
-const NO_GROUP = '(no group label)';
+/** The group of the runs that carry no group label, one per namespace and kind. */
+export const NO_GROUP = '(no group label)';
 
 /**
  * The decision of every run in `runs` (targets of one run kind, of any namespaces), each with
@@ -276,6 +279,7 @@ function finish(one: Reading, nowMs: number): RunDecisionWithFacts {
     ...(one.ttl !== undefined && { ttl: one.ttl }),
     goesAt: goesAt(verdict.reason, facts.ends),
     ends: facts.ends,
+    retention: facts,
   };
   return { decision, facts: runFacts };
 }
@@ -302,7 +306,8 @@ function historyVerdict(one: Reading, nowMs: number): Verdict {
   return { reason: 'no-run-policy', message: `no history limit for ${outcome} runs and no run TTL apply to it` };
 }
 
-function ordinal(n: number): string {
+/** `1st`, `2nd`, `3rd`, `11th`, `22nd`. */
+export function ordinal(n: number): string {
   const tens = n % 100;
   const suffix = tens >= 11 && tens <= 13 ? 'th' : n % 10 === 1 ? 'st' : n % 10 === 2 ? 'nd' : n % 10 === 3 ? 'rd' : 'th';
   return `${n}${suffix}`;
