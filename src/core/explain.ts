@@ -212,7 +212,7 @@ function runCollectable(reason: Reason, facts: RunFacts, run: RunExplanation): C
     const more = facts.limit.value - facts.rank + 1;
     return {
       when: 'unknown',
-      why: `it goes once ${more} more ${facts.outcome ?? 'finished'} run${more === 1 ? '' : 's'} ${inGroup(facts.group)} finish after it, which makes it the ${ordinal(facts.limit.value + 1)} newest, past the limit of ${facts.limit.value}`,
+      why: `it goes once ${more} more ${facts.outcome ?? 'finished'} ${more === 1 ? 'run' : 'runs'} ${inGroup(facts.group)} ${more === 1 ? 'finishes' : 'finish'} after it, which makes it the ${ordinal(facts.limit.value + 1)} newest, past the limit of ${facts.limit.value}`,
     };
   }
   if (reason === 'ttl-not-reached') return { when: 'never', until: 'its completion time can be read' };

@@ -115,7 +115,8 @@ function kindFields(explanation: Explanation): string[] {
 /** `the 3rd newest of 12 succeeded runs in tekton.dev/pipeline=build`, or why it holds no place. */
 function describeRank(run: RunExplanation): string {
   if (run.rank === undefined) return `none: ${run.noPlace ?? 'it holds no place'}`;
-  return `the ${ordinal(run.rank)} newest of ${run.ofOutcome ?? run.rank} ${run.outcome ?? 'finished'} runs ${inGroup(run.group)}`;
+  const of = run.ofOutcome ?? run.rank;
+  return `the ${ordinal(run.rank)} newest of ${of} ${run.outcome ?? 'finished'} ${of === 1 ? 'run' : 'runs'} ${inGroup(run.group)}`;
 }
 
 function describeRunSetting(setting: RunSetting | undefined, none: string): string {

@@ -149,7 +149,11 @@ describe('explain: a run', () => {
       'unknown: not before 2026-11-29T12:30:00Z (in 30m), when it is older than --min-age; then its place among the succeeded runs in tekton.dev/pipeline=build decides (a limit of 1)',
     );
     // b1 is first among the runs that hold a place: young holds none.
-    assert.equal(explained('b1', runs, policy({ keepSuccessful: 1 })).run?.rank, 1);
+    const first = explained('b1', runs, policy({ keepSuccessful: 1 }));
+    assert.equal(first.run?.rank, 1);
+    assert.equal(field(renderExplanationText(first), 'collectable'), 'unknown: it goes once 1 more succeeded run in tekton.dev/pipeline=build finishes after it, which makes it the 2nd newest, past the limit of 1');
+    const alone = explained('b1', [runs[0] as TargetRecord], policy({ keepSuccessful: 1 }));
+    assert.equal(field(renderExplanationText(alone), 'rank'), 'the 1st newest of 1 succeeded run in tekton.dev/pipeline=build');
   });
 
   it('not finished, retained, with no policy: never, and what would have to change; one being deleted holds no place', () => {
