@@ -4,12 +4,12 @@
  * "The decision" and "Leftovers"). `now` is passed in; nothing here reads the clock.
  */
 import { COLLECTOR_NAMES, COLLECTORS, collectorOf, type Collector } from './collectors.js';
-import type { DecisionFacts, EffectiveRetainFor, OwnerRetain, RuleEnd, TargetFacts, UnreadableRun, Verdict } from './facts.js';
+import { retentionFacts, type DecisionFacts, type OwnerRetain, type TargetFacts, type UnreadableRun, type Verdict } from './facts.js';
 import { buildGraph, compareText, type ReferenceGraph } from './graph.js';
 import { decideRuns, type RunDecisionWithFacts } from './history.js';
-import { parseTimestampMs, readNamespaceRetain, readTargetRetention, retainValues, retentionKeys } from './retention.js';
+import { parseTimestampMs, retainValues, retentionKeys } from './retention.js';
 import { holdersShown, unreferenced } from './rules.js';
-import { EMPTY_LIST, type Action, type ClusterView, type Decision, type Policy, type Reason, type ReferenceView, type RetentionDuration, type TargetKindName, type TargetRecord } from './types.js';
+import { EMPTY_LIST, type Action, type ClusterView, type Decision, type Policy, type Reason, type ReferenceView, type TargetKindName, type TargetRecord } from './types.js';
 
 export type { DecisionFacts, EffectiveRetainFor, RuleEnd, TimeBound } from './facts.js';
 
@@ -90,43 +90,21 @@ const NO_HOLDERS: TargetFacts['holders'] = { activePods: [], statefulSets: [], r
 
 function gatherFacts(target: TargetRecord, collector: Collector, pass: Pass): TargetFacts {
   const { policy } = pass;
-  const keys = retentionKeys(policy.labelPrefix);
-  const namespace = pass.view.namespaces.get(target.namespace);
-  const namespaceWarnings: string[] = [];
-  const namespaceRetain = namespace && readNamespaceRetain(namespace, keys.retain, namespaceWarnings);
-  const retention = readTargetRetention(target, policy.labelPrefix);
-  const links = gatherLinks(target, collector, pass.graph, keys.retain);
-  const createdMs = parseTimestampMs(target.createdAt);
-  const lastFinishMs = newestFinish(links.references);
-  const retainFor: EffectiveRetainFor | undefined =
-    retention.retainFor !== undefined
-      ? { duration: retention.retainFor.value, setBy: 'target', own: retention.retainFor }
-      : policy.retainFor && { duration: policy.retainFor, setBy: 'policy' };
+  const links = gatherLinks(target, collector, pass.graph, retentionKeys(policy.labelPrefix).retain);
+  const retention = retentionFacts(target, pass.view.namespaces.get(target.namespace), policy, newestFinish(links.references));
   const holders = collector.reads.pods || collector.reads.statefulSets ? pass.graph.holders(target, collector.heldBy, pass.released) : NO_HOLDERS;
   const releasedWarnings = holders.released.map((sts) => `StatefulSet ${sts.name} names it and is deleted before it in this pass`);
   return {
+    ...retention,
     target,
     nowMs: pass.nowMs,
-    createdMs,
-    lastFinishMs,
-    retain: retainValues(target, keys.retain),
     ...(links.ownerRetain !== undefined && { ownerRetain: links.ownerRetain }),
-    namespaceRetain,
-    invalid: retention.invalid,
-    minAgeMs: policy.minAgeMs,
-    retainUntil: retention.retainUntil,
-    retainFor,
-    ends: {
-      'min-age': createdMs === undefined ? 'unknown' : createdMs + policy.minAgeMs,
-      ...(retention.retainUntil !== undefined && { 'retain-until': retention.retainUntil.value }),
-      ...(retainFor !== undefined && { 'retain-for': retainForEnd(retainFor.duration, lastFinishMs ?? createdMs) }),
-    },
     references: links.references,
     unreadableRuns: unreadableRuns(target.namespace, collector, pass.graph),
     userClaims: links.userClaims,
     releasedBy: links.releasedBy,
     holders,
-    warnings: [...retention.warnings, ...namespaceWarnings.map((w) => `namespace ${target.namespace}: ${w}`), ...releasedWarnings],
+    warnings: [...retention.warnings, ...releasedWarnings],
   };
 }
 
@@ -161,12 +139,6 @@ function unreadableRuns(namespace: string, collector: Collector, graph: Referenc
 }
 
 const NO_LABELS = { labels: {}, annotations: {} };
-
-/** Rule 8 counts from the newest completion of a referencing run, else from the creation. */
-function retainForEnd(duration: RetentionDuration, sinceMs: number | undefined): RuleEnd {
-  if (duration.kind === 'forever') return 'never';
-  return sinceMs === undefined ? 'unknown' : sinceMs + duration.ms;
-}
 
 function decideTarget(facts: TargetFacts, collector: Collector): DecisionWithFacts {
   const verdict = firstVerdict(facts, collector);

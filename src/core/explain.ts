@@ -8,8 +8,9 @@
 import { collectableAt, type Collectable } from './collectable.js';
 import { collectorOf } from './collectors.js';
 import { decideWithFacts, type DecisionFacts, type RuleEnd } from './decide.js';
+import { retentionFacts as gatherRetention } from './facts.js';
 import { NO_GROUP, ordinal, runDecisionsIn, type Applied, type Outcome, type RunFacts } from './history.js';
-import { formatDuration, formatRetentionDuration } from './retention.js';
+import { formatDuration, formatRetentionDuration, parseTimestampMs } from './retention.js';
 import { isExcluded } from './scope.js';
 import type { Decision, NamespaceRecord, PodRecord, Policy, Reason, RetentionDuration, RunRecord, RunState, StatefulSetRecord, TargetRecord } from './types.js';
 
@@ -169,11 +170,20 @@ export function explainRun(input: RunExplainInput, policy: Policy, now: Date): E
     scope: input.scope,
     decision,
     rule,
-    retention: retentionFacts(facts.retention, target.namespace, input.origins),
-    invalid: facts.retention.invalid,
+    retention: retentionFacts(runRetention(target, input.namespace, policy, facts), target.namespace, input.origins),
+    invalid: facts.invalid,
     collectable: runCollectable(decision.reason, facts, run),
     run,
   };
+}
+
+/**
+ * The retention and age facts of the run, gathered by the function the runs' decision read
+ * them with (facts.ts), retain-for from its own completion; the ends are the decision's own.
+ */
+function runRetention(target: TargetRecord, namespace: NamespaceRecord | undefined, policy: Policy, facts: RunFacts): DecisionFacts {
+  const finishedMs = target.run?.finishedAt === undefined ? undefined : parseTimestampMs(target.run.finishedAt);
+  return { ...gatherRetention(target, namespace, policy, finishedMs), ends: facts.ends };
 }
 
 /** The history rows' flags, by what history.ts names a setting they set (`from`). */

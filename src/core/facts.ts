@@ -4,8 +4,8 @@
  * (collectors.ts), which list their rules, and decide.ts, which reads the collectors, do not
  * import each other.
  */
-import type { RetentionValue } from './retention.js';
-import type { PodRecord, ReadProblem, Reason, ReferenceView, RetentionDuration, RunRecord, StatefulSetRecord, TargetRecord } from './types.js';
+import { parseTimestampMs, readNamespaceRetain, readTargetRetention, retainValues, retentionKeys, type RetentionValue } from './retention.js';
+import type { NamespaceRecord, PodRecord, Policy, ReadProblem, Reason, ReferenceView, RetentionDuration, RunRecord, StatefulSetRecord, TargetRecord } from './types.js';
 
 /** The rules that time alone lifts (PipelineResources 6-8, leftovers 9-11, runs 5-7 and the run TTL), each named by the setting it reads. */
 export type TimeBound = 'min-age' | 'retain-until' | 'retain-for' | 'run-ttl';
@@ -98,3 +98,45 @@ export interface Verdict {
 
 /** One row of a decision table: the verdict when it applies, else null. */
 export type Rule = (facts: TargetFacts) => Verdict | null;
+
+/**
+ * The facts every table's retention and age rows read (rules 1-3 and the rules time lifts),
+ * with the warnings their values give: `lastFinishMs` is what retain-for counts from (else
+ * the creation). decide.ts and history.ts gather the rest.
+ */
+export function retentionFacts(
+  target: TargetRecord,
+  namespace: NamespaceRecord | undefined,
+  policy: Policy,
+  lastFinishMs: number | undefined,
+): Omit<DecisionFacts, 'ownerRetain'> & { warnings: string[] } {
+  const keys = retentionKeys(policy.labelPrefix);
+  const namespaceWarnings: string[] = [];
+  const namespaceRetain = namespace && readNamespaceRetain(namespace, keys.retain, namespaceWarnings);
+  const retention = readTargetRetention(target, policy.labelPrefix);
+  const createdMs = parseTimestampMs(target.createdAt);
+  const retainFor: EffectiveRetainFor | undefined =
+    retention.retainFor !== undefined ? { duration: retention.retainFor.value, setBy: 'target', own: retention.retainFor } : policy.retainFor && { duration: policy.retainFor, setBy: 'policy' };
+  return {
+    createdMs,
+    lastFinishMs,
+    retain: retainValues(target, keys.retain),
+    namespaceRetain,
+    invalid: retention.invalid,
+    minAgeMs: policy.minAgeMs,
+    retainUntil: retention.retainUntil,
+    retainFor,
+    ends: {
+      'min-age': createdMs === undefined ? 'unknown' : createdMs + policy.minAgeMs,
+      ...(retention.retainUntil !== undefined && { 'retain-until': retention.retainUntil.value }),
+      ...(retainFor !== undefined && { 'retain-for': retainForEnd(retainFor.duration, lastFinishMs ?? createdMs) }),
+    },
+    warnings: [...retention.warnings, ...namespaceWarnings.map((w) => `namespace ${target.namespace}: ${w}`)],
+  };
+}
+
+/** retain-for counts from the newest completion of a referencing run (a run's own, for a run), else from the creation. */
+function retainForEnd(duration: RetentionDuration, sinceMs: number | undefined): RuleEnd {
+  if (duration.kind === 'forever') return 'never';
+  return sinceMs === undefined ? 'unknown' : sinceMs + duration.ms;
+}

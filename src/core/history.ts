@@ -21,9 +21,9 @@
  * - A limit and a TTL on the same outcome: the limit's N newest stay, the rest go; the TTL
  *   decides the runs of an outcome no limit covers.
  */
-import type { DecisionFacts, RuleEnd, TargetFacts, Verdict } from './facts.js';
+import { retentionFacts, type DecisionFacts, type RuleEnd, type TargetFacts, type Verdict } from './facts.js';
 import { compareText } from './graph.js';
-import { parseRetentionDuration, parseTimestampMs, readNamespaceRetain, readTargetRetention, retainValues, retentionKeys, formatDuration, formatInstant, formatRetentionDuration, type Parsed } from './retention.js';
+import { formatDuration, formatInstant, formatRetentionDuration, parseRetentionDuration, parseTimestampMs, type Parsed } from './retention.js';
 import { namespaceRetained, retained, retainFor, retainUntil, retentionInvalid, tooYoung } from './rules.js';
 import { EMPTY_LIST, type Decision, type ExternalRunLimits, type NamespaceRecord, type Policy, type Reason, type RetentionDuration, type RunPolicy, type TargetRecord } from './types.js';
 
@@ -97,8 +97,8 @@ export interface RunFacts {
   goesAt: GoesAt;
   /** The ends of the rules that time lifts, as the other tables' facts have them. */
   ends: DecisionFacts['ends'];
-  /** What rows 1 to 7 read, as every table's facts have it (retain, retain-until, retain-for, min age): what explain lists as retention. */
-  retention: DecisionFacts;
+  /** Row 3: the retention and run-policy values on it or its Namespace that cannot be read, as explain lists them. */
+  invalid: readonly string[];
 }
 
 export interface RunDecisionWithFacts {
@@ -143,9 +143,17 @@ export function runDecisionsIn(namespace: string, runs: readonly TargetRecord[],
   );
 }
 
-/** One run while its decision is made: the verdict of an earlier rule, or what the history rows read. */
+/**
+ * One run while its decision is made: the verdict of an earlier rule, or what the history rows
+ * read. Only this is held for every run of a kind until all are ranked; the facts the earlier
+ * rows read are dropped once their verdict is known.
+ */
 interface Reading {
-  facts: TargetFacts;
+  target: TargetRecord;
+  warnings: readonly string[];
+  /** Only when some value cannot be read: rare, so most runs hold none. */
+  invalid?: readonly string[];
+  ends: DecisionFacts['ends'];
   group: string;
   outcome?: Outcome;
   finishedMs?: number;
@@ -170,41 +178,33 @@ function readRun(run: TargetRecord, namespace: NamespaceRecord | undefined, poli
   const ttlEnd: RuleEnd | undefined = ttl === undefined ? undefined : ttl.value.kind === 'forever' ? 'never' : finishedMs === undefined ? 'unknown' : finishedMs + ttl.value.ms;
   const dated: TargetFacts = ttlEnd === undefined ? withInvalid : { ...withInvalid, ends: { ...withInvalid.ends, 'run-ttl': ttlEnd } };
   const early = earlyVerdict(dated, runPolicy, outcome === undefined || finishedMs === undefined);
-  return { facts: dated, group, early, ...(outcome !== undefined && { outcome }), ...(finishedMs !== undefined && { finishedMs }), ...(limit !== undefined && { limit }), ...(ttl !== undefined && { ttl }) };
+  return {
+    target: run,
+    warnings: dated.warnings,
+    ...(dated.invalid.length > 0 && { invalid: dated.invalid }),
+    ends: dated.ends,
+    group,
+    early,
+    ...(outcome !== undefined && { outcome }),
+    ...(finishedMs !== undefined && { finishedMs }),
+    ...(limit !== undefined && { limit }),
+    ...(ttl !== undefined && { ttl }),
+  };
 }
 
 /** The facts the rows the runs share with every table read (retention, min age), as decide.ts gathers them for a target. */
 function baseFacts(run: TargetRecord, namespace: NamespaceRecord | undefined, policy: Policy, nowMs: number): TargetFacts {
-  const keys = retentionKeys(policy.labelPrefix);
-  const namespaceWarnings: string[] = [];
-  const namespaceRetain = namespace && readNamespaceRetain(namespace, keys.retain, namespaceWarnings);
-  const retention = readTargetRetention(run, policy.labelPrefix);
-  const createdMs = parseTimestampMs(run.createdAt);
+  // retain-for counts from the run's own completion.
   const finishedMs = run.run?.finishedAt === undefined ? undefined : parseTimestampMs(run.run.finishedAt);
-  const retainFor = retention.retainFor !== undefined ? { duration: retention.retainFor.value, setBy: 'target' as const, own: retention.retainFor } : policy.retainFor && { duration: policy.retainFor, setBy: 'policy' as const };
-  const since = finishedMs ?? createdMs;
   return {
+    ...retentionFacts(run, namespace, policy, finishedMs),
     target: run,
     nowMs,
-    createdMs,
-    lastFinishMs: finishedMs,
-    retain: retainValues(run, keys.retain),
-    namespaceRetain,
-    invalid: retention.invalid,
-    minAgeMs: policy.minAgeMs,
-    retainUntil: retention.retainUntil,
-    retainFor,
-    ends: {
-      'min-age': createdMs === undefined ? 'unknown' : createdMs + policy.minAgeMs,
-      ...(retention.retainUntil !== undefined && { 'retain-until': retention.retainUntil.value }),
-      ...(retainFor !== undefined && { 'retain-for': retainFor.duration.kind === 'forever' ? 'never' : since === undefined ? 'unknown' : since + retainFor.duration.ms }),
-    },
     references: EMPTY_LIST,
     unreadableRuns: EMPTY_LIST,
     userClaims: EMPTY_LIST,
     releasedBy: EMPTY_LIST,
     holders: NO_HOLDERS,
-    warnings: [...retention.warnings, ...namespaceWarnings.map((warning) => `namespace ${run.namespace}: ${warning}`)],
   };
 }
 
@@ -243,14 +243,14 @@ function resultsNotStored({ target }: TargetFacts): Verdict | null {
 function rank(read: Reading[]): void {
   const slots = new Map<string, Reading[]>();
   for (const one of read) {
-    if (one.early !== null || one.outcome === undefined || one.finishedMs === undefined || one.facts.target.deletionTimestamp !== undefined) continue;
-    const key = `${one.facts.target.namespace}\u0000${one.group}\u0000${one.outcome}`;
+    if (one.early !== null || one.outcome === undefined || one.finishedMs === undefined || one.target.deletionTimestamp !== undefined) continue;
+    const key = `${one.target.namespace}\u0000${one.group}\u0000${one.outcome}`;
     const list = slots.get(key);
     if (list === undefined) slots.set(key, [one]);
     else list.push(one);
   }
   for (const list of slots.values()) {
-    list.sort((a, b) => (b.finishedMs ?? 0) - (a.finishedMs ?? 0) || compareText(a.facts.target.name, b.facts.target.name));
+    list.sort((a, b) => (b.finishedMs ?? 0) - (a.finishedMs ?? 0) || compareText(a.target.name, b.target.name));
     list.forEach((one, index) => {
       one.rank = index + 1;
       one.ofOutcome = list.length;
@@ -261,14 +261,13 @@ function rank(read: Reading[]): void {
 /** The decision: the earlier rule's verdict, else the history rows (9 to 13). */
 function finish(one: Reading, nowMs: number): RunDecisionWithFacts {
   const verdict = one.early ?? historyVerdict(one, nowMs);
-  const { facts } = one;
   const decision: Decision = {
-    target: facts.target,
+    target: one.target,
     action: actionOfRun(verdict.reason),
     reason: verdict.reason,
     message: verdict.message,
     references: EMPTY_LIST,
-    warnings: facts.warnings.length === 0 ? EMPTY_LIST : facts.warnings,
+    warnings: one.warnings.length === 0 ? EMPTY_LIST : one.warnings,
   };
   const runFacts: RunFacts = {
     group: one.group,
@@ -277,9 +276,9 @@ function finish(one: Reading, nowMs: number): RunDecisionWithFacts {
     ...(one.ofOutcome !== undefined && { ofOutcome: one.ofOutcome }),
     ...(one.limit !== undefined && { limit: one.limit }),
     ...(one.ttl !== undefined && { ttl: one.ttl }),
-    goesAt: goesAt(verdict.reason, facts.ends),
-    ends: facts.ends,
-    retention: facts,
+    goesAt: goesAt(verdict.reason, one.ends),
+    ends: one.ends,
+    invalid: one.invalid ?? EMPTY_LIST,
   };
   return { decision, facts: runFacts };
 }
@@ -296,7 +295,7 @@ function historyVerdict(one: Reading, nowMs: number): Verdict {
     return { reason: 'history-exceeded', message: `${where}; ${limit.from} keeps ${limit.value}` };
   }
   if (ttl !== undefined) {
-    const end = one.facts.ends['run-ttl'];
+    const end = one.ends['run-ttl'];
     const text = formatRetentionDuration(ttl.value);
     if (end === 'never') return { reason: 'ttl-not-reached', message: `run TTL forever (${ttl.from})` };
     if (end === undefined || end === 'unknown') return { reason: 'ttl-not-reached', message: `run TTL ${text} (${ttl.from}) counts from its completion time, which cannot be read` };

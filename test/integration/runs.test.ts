@@ -233,6 +233,26 @@ describe('pipelineruns and taskruns on a bare kube-apiserver', () => {
     assert.notEqual(again.metadata.uid, first.metadata.uid);
   });
 
+  test('the re-check reads a changed run again: retained after the listing, it is kept as retained, not refused as changed', async () => {
+    const namespace = 'runs-recheck';
+    await server.seed.namespace(namespace);
+    await run(namespace, 'newest', done(1), { labels: pipeline('build') });
+    await run(namespace, 'middle', done(2), { labels: pipeline('build') });
+    await run(namespace, 'oldest', done(3), { labels: pipeline('build') });
+    const live = await pass(namespace, ['--collect', 'pipelineruns', '--keep', '2'], {
+      afterListing: async () => {
+        // Between the listing and the re-check, someone retains the oldest.
+        const current = (await custom.getNamespacedCustomObject({ group: 'tekton.dev', version: 'v1', namespace, plural: 'pipelineruns', name: 'oldest' })) as KubeObject;
+        const labels = { ...current.metadata.labels, [`${PREFIX}/retain`]: 'true' };
+        await custom.replaceNamespacedCustomObject({ group: 'tekton.dev', version: 'v1', namespace, plural: 'pipelineruns', name: 'oldest', body: { ...current, metadata: { ...current.metadata, labels } } });
+      },
+    });
+    const item = live.outcome.report.items.find((one) => one.name === 'oldest');
+    assert.equal(`${item?.reason} ${item?.result}`, 'retained kept');
+    assert.match(item?.message ?? '', /seen when re-checking before deleting/);
+    assert.deepEqual(await names(namespace), ['middle', 'newest', 'oldest']);
+  });
+
   test('a run already being deleted holds no place in its history and is sent no second DELETE', async () => {
     const namespace = 'runs-deleting';
     await server.seed.namespace(namespace);

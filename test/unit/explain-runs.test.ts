@@ -202,6 +202,13 @@ describe('explain: a run', () => {
     assert.equal((young['run'] as Record<string, unknown>)['noPlace'], "rule 5 (too-young) keeps it, so it takes none of the places of its group's limit");
   });
 
+  it('a run-policy value that cannot be read is listed as invalid, and keeps it (rule 3)', () => {
+    const runs = [run('bad', { labels: { 'tekton.dev/pipeline': 'build', [`${PREFIX}/keep`]: 'all' } })];
+    const one = explained('bad', runs, policy({ keepSuccessful: 1 }));
+    assert.deepEqual([one.rule, one.decision.reason, one.invalid], [3, 'retention-invalid', [`label ${PREFIX}/keep "all": expected a whole number from 0 to 1000000, such as 5`]]);
+    assert.equal(field(renderExplanationText(one), 'invalid'), `label ${PREFIX}/keep "all": expected a whole number from 0 to 1000000, such as 5`);
+  });
+
   it('unknown without a bound says why alone', () => {
     assert.equal(describeCollectable({ when: 'unknown', why: 'it depends' }, NOW.getTime()), 'unknown: it depends');
   });
