@@ -238,6 +238,11 @@ export function runPolicy(config: Pick<Config, 'keep' | 'keepSuccessful' | 'keep
     ...(config.runTtl !== undefined && { ttl: config.runTtl }),
     ...(config.groupBy !== undefined && { groupBy: config.groupBy }),
     requireResultsStored: config.requireResultsStored,
+    // A limit --keep gave is named so in each decision.
+    ...(config.keep !== undefined &&
+      (config.keepSuccessful === undefined || config.keepFailed === undefined) && {
+        limitFlags: { ...(config.keepSuccessful === undefined && { keepSuccessful: '--keep' }), ...(config.keepFailed === undefined && { keepFailed: '--keep' }) },
+      }),
   };
 }
 

@@ -4,12 +4,14 @@
  * "The decision" and "Leftovers"). `now` is passed in; nothing here reads the clock.
  */
 import { COLLECTOR_NAMES, COLLECTORS, collectorOf, type Collector } from './collectors.js';
-import { retentionFacts, type DecisionFacts, type OwnerRetain, type TargetFacts, type UnreadableRun, type Verdict } from './facts.js';
+import { actionFor, retentionFacts, type DecisionFacts, type OwnerRetain, type TargetFacts, type UnreadableRun, type Verdict } from './facts.js';
+
+export { actionFor } from './facts.js';
 import { buildGraph, compareText, type ReferenceGraph } from './graph.js';
 import { decideRuns, type RunDecisionWithFacts } from './history.js';
 import { parseTimestampMs, retainValues, retentionKeys } from './retention.js';
 import { holdersShown, unreferenced } from './rules.js';
-import { EMPTY_LIST, type Action, type ClusterView, type Decision, type Policy, type Reason, type ReferenceView, type TargetKindName, type TargetRecord } from './types.js';
+import { EMPTY_LIST, type ClusterView, type Decision, type Policy, type ReferenceView, type TargetKindName, type TargetRecord } from './types.js';
 
 export type { DecisionFacts, EffectiveRetainFor, RuleEnd, TimeBound } from './facts.js';
 
@@ -154,35 +156,6 @@ function decideTarget(facts: TargetFacts, collector: Collector): DecisionWithFac
     ...(heldBy.length > 0 && { heldBy }),
   };
   return { decision, facts };
-}
-
-export function actionFor(reason: Reason): Action {
-  switch (reason) {
-    case 'retained':
-    case 'namespace-retained':
-    case 'retention-invalid':
-    case 'unreadable-run':
-    case 'user-claimed':
-    case 'referenced-by-active-run':
-    case 'in-use-by-pod':
-    case 'in-use-by-statefulset':
-    case 'too-young':
-    case 'retain-until':
-    case 'retain-for':
-    case 'run-active':
-    case 'results-not-stored':
-    case 'history-kept':
-    case 'ttl-not-reached':
-    case 'no-run-policy':
-      return 'keep';
-    case 'history-exceeded':
-    case 'ttl-expired':
-    case 'resolution-stored':
-    case 'runs-finished':
-    case 'owner-gone':
-    case 'unreferenced':
-      return 'delete';
-  }
 }
 
 function firstVerdict(facts: TargetFacts, collector: Collector): Verdict {

@@ -5,7 +5,7 @@
  * import each other.
  */
 import { parseTimestampMs, readNamespaceRetain, readTargetRetention, retainValues, retentionKeys, type RetentionValue } from './retention.js';
-import type { NamespaceRecord, PodRecord, Policy, ReadProblem, Reason, ReferenceView, RetentionDuration, RunRecord, StatefulSetRecord, TargetRecord } from './types.js';
+import type { Action, NamespaceRecord, PodRecord, Policy, ReadProblem, Reason, ReferenceView, RetentionDuration, RunRecord, StatefulSetRecord, TargetRecord } from './types.js';
 
 /** The rules that time alone lifts (PipelineResources 6-8, leftovers 9-11, runs 5-7 and the run TTL), each named by the setting it reads. */
 export type TimeBound = 'min-age' | 'retain-until' | 'retain-for' | 'run-ttl';
@@ -139,4 +139,34 @@ export function retentionFacts(
 function retainForEnd(duration: RetentionDuration, sinceMs: number | undefined): RuleEnd {
   if (duration.kind === 'forever') return 'never';
   return sinceMs === undefined ? 'unknown' : sinceMs + duration.ms;
+}
+
+/** The action of each reason code, for every table: a new code does not compile until it is placed. */
+export function actionFor(reason: Reason): Action {
+  switch (reason) {
+    case 'retained':
+    case 'namespace-retained':
+    case 'retention-invalid':
+    case 'unreadable-run':
+    case 'user-claimed':
+    case 'referenced-by-active-run':
+    case 'in-use-by-pod':
+    case 'in-use-by-statefulset':
+    case 'too-young':
+    case 'retain-until':
+    case 'retain-for':
+    case 'run-active':
+    case 'results-not-stored':
+    case 'history-kept':
+    case 'ttl-not-reached':
+    case 'no-run-policy':
+      return 'keep';
+    case 'history-exceeded':
+    case 'ttl-expired':
+    case 'resolution-stored':
+    case 'runs-finished':
+    case 'owner-gone':
+    case 'unreferenced':
+      return 'delete';
+  }
 }

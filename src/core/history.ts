@@ -21,7 +21,7 @@
  * - A limit and a TTL on the same outcome: the limit's N newest stay, the rest go; the TTL
  *   decides the runs of an outcome no limit covers.
  */
-import { retentionFacts, type DecisionFacts, type RuleEnd, type TargetFacts, type Verdict } from './facts.js';
+import { actionFor, retentionFacts, type DecisionFacts, type RuleEnd, type TargetFacts, type Verdict } from './facts.js';
 import { compareText } from './graph.js';
 import { formatDuration, formatInstant, formatRetentionDuration, parseRetentionDuration, parseTimestampMs, type Parsed } from './retention.js';
 import { namespaceRetained, retained, retainFor, retainUntil, retentionInvalid, tooYoung } from './rules.js';
@@ -263,7 +263,7 @@ function finish(one: Reading, nowMs: number): RunDecisionWithFacts {
   const verdict = one.early ?? historyVerdict(one, nowMs);
   const decision: Decision = {
     target: one.target,
-    action: actionOfRun(verdict.reason),
+    action: actionFor(verdict.reason),
     reason: verdict.reason,
     message: verdict.message,
     references: EMPTY_LIST,
@@ -312,11 +312,6 @@ export function ordinal(n: number): string {
   return `${n}${suffix}`;
 }
 
-/** The action of a runs' reason: the two that delete, and every other keeps. */
-function actionOfRun(reason: Reason): 'keep' | 'delete' {
-  return reason === 'history-exceeded' || reason === 'ttl-expired' ? 'delete' : 'keep';
-}
-
 function goesAt(reason: Reason, ends: DecisionFacts['ends']): GoesAt {
   switch (reason) {
     case 'history-exceeded':
@@ -353,7 +348,7 @@ function readSettings(run: TargetRecord, namespace: NamespaceRecord | undefined,
   const onNamespace = namespace === undefined ? {} : readLevel((key) => namespaceValue(namespace, key), keys, invalid);
   const external: ExternalRunLimits | undefined = policy.external?.(run, group);
   const fromExternal: Level = external === undefined ? {} : levelOf(external, external.from);
-  const fromFlags: Level = levelOf(policy, 'the flag');
+  const fromFlags: Level = levelOf(policy, 'the flag', policy.limitFlags);
   const pick = <K extends keyof Level>(key: K): Level[K] => onRun[key] ?? onNamespace[key] ?? fromExternal[key] ?? fromFlags[key];
   const keepSuccessful = pick('keepSuccessful');
   const keepFailed = pick('keepFailed');
@@ -367,11 +362,11 @@ interface Level {
   ttl?: Applied<RetentionDuration>;
 }
 
-function levelOf(limits: { keepSuccessful?: number; keepFailed?: number; ttl?: RetentionDuration }, from: string): Level {
+function levelOf(limits: { keepSuccessful?: number; keepFailed?: number; ttl?: RetentionDuration }, from: string, flags: RunPolicy['limitFlags'] = {}): Level {
   const flagged = (flag: string): string => (from === 'the flag' ? flag : from);
   return {
-    ...(limits.keepSuccessful !== undefined && { keepSuccessful: { value: limits.keepSuccessful, from: flagged('--keep-successful') } }),
-    ...(limits.keepFailed !== undefined && { keepFailed: { value: limits.keepFailed, from: flagged('--keep-failed') } }),
+    ...(limits.keepSuccessful !== undefined && { keepSuccessful: { value: limits.keepSuccessful, from: flagged(flags.keepSuccessful ?? '--keep-successful') } }),
+    ...(limits.keepFailed !== undefined && { keepFailed: { value: limits.keepFailed, from: flagged(flags.keepFailed ?? '--keep-failed') } }),
     ...(limits.ttl !== undefined && { ttl: { value: limits.ttl, from: flagged('--run-ttl') } }),
   };
 }

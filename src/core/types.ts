@@ -351,6 +351,8 @@ export interface RunPolicy extends RunLimits {
   external?: (run: TargetRecord, group: string) => ExternalRunLimits | undefined;
   /** Label and annotation keys `external` reads, kept in each run's record. */
   keeps?: (key: string) => boolean;
+  /** The flag a limit came from, as a decision names it, when not its own (`--keep` for both). */
+  limitFlags?: { keepSuccessful?: string; keepFailed?: string };
 }
 
 /** A parsed retention duration: a length of time, or forever. */

@@ -248,7 +248,7 @@ describe('pipelineruns and taskruns on a bare kube-apiserver', () => {
       },
     });
     const item = live.outcome.report.items.find((one) => one.name === 'oldest');
-    assert.equal(`${item?.reason} ${item?.result}`, 'retained kept');
+    assert.deepEqual([item?.reason, item?.result], ['retained', 'kept']);
     assert.match(item?.message ?? '', /seen when re-checking before deleting/);
     assert.deepEqual(await names(namespace), ['middle', 'newest', 'oldest']);
   });
@@ -266,6 +266,7 @@ describe('pipelineruns and taskruns on a bare kube-apiserver', () => {
       'PipelineRun r1': 'history-kept kept',
       'PipelineRun r2': 'history-exceeded deleted',
     });
+    assert.match(live.outcome.report.items.find((item) => item.name === 'r2')?.message ?? '', /^2nd newest of 2 succeeded runs in group tekton\.dev\/pipeline=build; --keep keeps 1$/);
     assert.deepEqual(await names(namespace), ['going', 'r1']);
   });
 });

@@ -239,6 +239,8 @@ describe('the runs: where a setting comes from', () => {
     const noNs = decided(history(5), policy({ keepSuccessful: 4, external }));
     assert.deepEqual(noNs.get('r1')?.facts.limit, { value: 3, from: 'ConfigMap p/tekton-pruner-default-spec' });
     assert.equal(noNs.get('r4')?.decision.reason, 'history-exceeded');
+    const fromKeep = decided(history(1), policy({ keepSuccessful: 4, limitFlags: { keepSuccessful: '--keep' } }));
+    assert.deepEqual(fromKeep.get('r1')?.facts.limit, { value: 4, from: '--keep' });
     const flagOnly = decided(history(5), policy({ keepSuccessful: 4 }));
     assert.deepEqual(flagOnly.get('r1')?.facts.limit, { value: 4, from: '--keep-successful' });
     assert.equal(flagOnly.get('r4')?.decision.reason, 'history-kept');
