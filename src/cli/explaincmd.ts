@@ -77,9 +77,9 @@ async function explainRunTarget(config: Config, name: TargetName, apis: ServedAp
   const origins: RunSettingOrigins = {
     'min-age': settingOrigin(config, 'min-age'),
     'retain-for': settingOrigin(config, 'retain-for'),
-    // --keep sets both limits where the flag of the outcome is not given (config.ts runPolicy).
-    'keep-successful': config.keepSuccessful === undefined ? settingOrigin(config, 'keep') : settingOrigin(config, 'keep-successful'),
-    'keep-failed': config.keepFailed === undefined ? settingOrigin(config, 'keep') : settingOrigin(config, 'keep-failed'),
+    keep: settingOrigin(config, 'keep'),
+    'keep-successful': settingOrigin(config, 'keep-successful'),
+    'keep-failed': settingOrigin(config, 'keep-failed'),
     'run-ttl': settingOrigin(config, 'run-ttl'),
   };
   const explanation = explainRun({ target, runs: sink.targets, namespace: namespaces.get(name.namespace), scope: verdict, origins }, policy, deps.now());

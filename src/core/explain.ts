@@ -92,8 +92,9 @@ export interface SettingOrigins {
   'retain-for': string;
 }
 
-/** Where the runs' flags got their values: `--keep-failed`, or `--keep` or `TRGC_KEEP` when that set it. */
+/** Where the runs' flags got their values: the flag (`--keep-failed`), its variable (`TRGC_KEEP_FAILED`) or `default`. */
 export interface RunSettingOrigins extends SettingOrigins {
+  keep: string;
   'keep-successful': string;
   'keep-failed': string;
   'run-ttl': string;
@@ -187,7 +188,7 @@ function runRetention(target: TargetRecord, namespace: NamespaceRecord | undefin
 }
 
 /** The history rows' flags, by what history.ts names a setting they set (`from`). */
-const RUN_FLAGS: Readonly<Record<string, keyof RunSettingOrigins>> = { '--keep-successful': 'keep-successful', '--keep-failed': 'keep-failed', '--run-ttl': 'run-ttl' };
+const RUN_FLAGS: Readonly<Record<string, keyof RunSettingOrigins>> = { '--keep': 'keep', '--keep-successful': 'keep-successful', '--keep-failed': 'keep-failed', '--run-ttl': 'run-ttl' };
 
 function runSetting(applied: Applied<number> | Applied<RetentionDuration>, value: string, origins: RunSettingOrigins): RunSetting {
   const flag = RUN_FLAGS[applied.from];

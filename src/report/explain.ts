@@ -47,12 +47,11 @@ export function describeCollectable(collectable: Collectable, nowMs: number): st
 
 /**
  * `label …/retain-for "7d"`; a setting of the collector with where it came from: `--min-age 1h
- * (default)`, `--retain-for 7d (TRGC_RETAIN_FOR)`, `--keep-failed 3 (from --keep)`.
+ * (default)`, `--retain-for 7d (TRGC_RETAIN_FOR)`, `--keep 3 (command line)`.
  */
 function factHead(fact: Pick<RetentionFact, 'source' | 'flag' | 'value'>): string {
   if (fact.flag === undefined) return `${fact.source} ${JSON.stringify(fact.value)}`;
-  const origin = fact.source === fact.flag ? 'command line' : fact.source.startsWith('--') ? `from ${fact.source}` : fact.source;
-  return `${fact.flag} ${fact.value} (${origin})`;
+  return `${fact.flag} ${fact.value} (${fact.source === fact.flag ? 'command line' : fact.source})`;
 }
 
 function describeFact(fact: RetentionFact, nowMs: number): string {

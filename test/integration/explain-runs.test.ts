@@ -141,7 +141,7 @@ describe('explain pipelinerun/... and taskrun/... on a bare kube-apiserver', () 
     const failed = await explained(`pipelinerun/${ns}/build-f2`, LIMITS);
     assert.deepEqual([failed.decision.reason, failed.run?.outcome, failed.run?.rank, failed.run?.ofOutcome, failed.run?.limit?.flag], ['history-exceeded', 'failed', 2, 2, '--keep-failed']);
     const lint = await explained(`taskrun/${ns}/lint-2`, ['--min-age', '0s', '--keep', '1']);
-    assert.deepEqual([lint.decision.reason, lint.run?.group, lint.run?.rank, lint.run?.limit], ['history-exceeded', 'tekton.dev/task=lint', 2, { value: '1', source: '--keep', flag: '--keep-successful' }]);
+    assert.deepEqual([lint.decision.reason, lint.run?.group, lint.run?.rank, lint.run?.limit], ['history-exceeded', 'tekton.dev/task=lint', 2, { value: '1', source: '--keep', flag: '--keep' }]);
   });
 
   test('--group-by: the run read with the label it names, as the pass reads it', async () => {
@@ -188,7 +188,7 @@ describe('explain pipelinerun/... and taskrun/... on a bare kube-apiserver', () 
     assert.match(text.stdout, /^decision: +delete \(rule 10, history-exceeded\)$/m);
     assert.match(text.stdout, /^group: +tekton\.dev\/pipeline=build$/m);
     assert.match(text.stdout, /^rank: +the 4th newest of 4 succeeded runs in tekton\.dev\/pipeline=build$/m);
-    assert.match(text.stdout, /^limit: +--keep-successful 3 \(from --keep\)$/m);
+    assert.match(text.stdout, /^limit: +--keep 3 \(command line\)$/m);
     assert.match(text.stdout, /^run TTL: +--run-ttl 30d \(TRGC_RUN_TTL\): does not decide it, a history limit covers succeeded runs$/m);
     assert.match(text.stdout, /^collectable: now: a pass would delete it$/m);
 

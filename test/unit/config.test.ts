@@ -672,6 +672,7 @@ describe('parseConfig: explain KIND/NAMESPACE/NAME', () => {
       ttl: { kind: 'duration', ms: 7 * DAY, text: '7d' },
       groupBy: 'app',
       requireResultsStored: true,
+      limitFlags: { keepSuccessful: '--keep' },
     });
     assert.deepEqual(config.origins, { keep: '--keep', 'keep-failed': 'TRGC_KEEP_FAILED', 'run-ttl': '--run-ttl', 'group-by': '--group-by', 'require-results-stored': '--require-results-stored' });
   });

@@ -53,7 +53,7 @@ function policy(runs: Partial<RunPolicy> = {}, more: Partial<Policy> = {}): Poli
   return { ...POLICY, ...more, runs: { requireResultsStored: false, ...runs } };
 }
 
-const ORIGINS: RunSettingOrigins = { 'min-age': 'default', 'retain-for': 'default', 'keep-successful': '--keep-successful', 'keep-failed': 'default', 'run-ttl': 'default' };
+const ORIGINS: RunSettingOrigins = { 'min-age': 'default', 'retain-for': 'default', keep: 'default', 'keep-successful': '--keep-successful', 'keep-failed': 'default', 'run-ttl': 'default' };
 
 function explained(name: string, runs: readonly TargetRecord[], with_: Policy, more: Partial<RunExplainInput> = {}): Explanation {
   const target = runs.find((one) => one.name === name);
@@ -99,15 +99,16 @@ describe('explain: a run', () => {
 
   it('past its limit: deleted now, the rank said; a limit from --keep or its variable names it', () => {
     const runs = history(4);
-    const fromKeep = explained('b4', runs, policy({ keepSuccessful: 3 }), { origins: { ...ORIGINS, 'keep-successful': '--keep' } });
+    const byKeep = policy({ keepSuccessful: 3, limitFlags: { keepSuccessful: '--keep' } });
+    const fromKeep = explained('b4', runs, byKeep, { origins: { ...ORIGINS, keep: '--keep' } });
     assert.deepEqual([fromKeep.rule, fromKeep.decision.action, fromKeep.collectable], [10, 'delete', { when: 'now' }]);
     const text = renderExplanationText(fromKeep);
     assert.equal(field(text, 'decision'), 'delete (rule 10, history-exceeded)');
     assert.equal(field(text, 'rank'), 'the 4th newest of 4 succeeded runs in tekton.dev/pipeline=build');
-    assert.equal(field(text, 'limit'), '--keep-successful 3 (from --keep)');
+    assert.equal(field(text, 'limit'), '--keep 3 (command line)');
     assert.equal(field(text, 'collectable'), 'now: a pass would delete it');
-    const fromVariable = explained('b4', runs, policy({ keepSuccessful: 3 }), { origins: { ...ORIGINS, 'keep-successful': 'TRGC_KEEP' } });
-    assert.equal(field(renderExplanationText(fromVariable), 'limit'), '--keep-successful 3 (TRGC_KEEP)');
+    const fromVariable = explained('b4', runs, byKeep, { origins: { ...ORIGINS, keep: 'TRGC_KEEP' } });
+    assert.equal(field(renderExplanationText(fromVariable), 'limit'), '--keep 3 (TRGC_KEEP)');
   });
 
   it('by its TTL: expired now, or at the instant it ends; forever is never', () => {
@@ -216,7 +217,7 @@ describe('explain: a run', () => {
   it('the whole text and JSON of one run', () => {
     const runs = [...history(3), run('lint', { kind: 'TaskRun', labels: { 'tekton.dev/task': 'lint' } })];
     const one = explained('b3', runs, policy({ keepSuccessful: 2, keepFailed: 1, ttl: { kind: 'duration', ms: 7 * DAY, text: '7d' } }), {
-      origins: { ...ORIGINS, 'keep-failed': '--keep', 'run-ttl': '--run-ttl' },
+      origins: { ...ORIGINS, 'keep-failed': '--keep-failed', 'run-ttl': '--run-ttl' },
     });
     assertGolden('explain-run-exceeded.txt', renderExplanationText(one));
     assertGolden('explain-run-exceeded.json', renderExplanationJson(one));
