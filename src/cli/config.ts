@@ -50,8 +50,8 @@ export interface TargetName {
 
 /** The KIND words of `explain KIND/NAMESPACE/NAME`, each its collector's (collectors.ts); a bare NAMESPACE/NAME is a PipelineResource. */
 const EXPLAIN_KINDS: ReadonlyMap<string, CollectorName> = new Map(COLLECTOR_NAMES.map((name) => [COLLECTORS[name].explainWord, name]));
-/** The KIND words explain decides: not yet the runs' (history.ts keeps their facts for it: runDecisionsIn). */
-export const EXPLAIN_KIND_WORDS: readonly string[] = COLLECTOR_NAMES.filter((name) => COLLECTORS[name].decides === 'rules').map((name) => COLLECTORS[name].explainWord);
+/** The KIND words explain decides: every collector's. */
+export const EXPLAIN_KIND_WORDS: readonly string[] = COLLECTOR_NAMES.map((name) => COLLECTORS[name].explainWord);
 
 /** What the command line asks for. */
 export type Invocation =
@@ -95,6 +95,7 @@ export const EXPLAIN_FLAGS: readonly FlagName[] = flagsOf('explain');
 
 const EXPLAIN_EXAMPLE = `${PROGRAM} explain ci/src-abc123`;
 const EXPLAIN_KIND_EXAMPLE = `${PROGRAM} explain pvc/ci/pvc-3f5a0c9e1b`;
+const EXPLAIN_RUN_EXAMPLE = `${PROGRAM} explain pipelinerun/ci/build-1`;
 const APPLY_EXAMPLE = `${PROGRAM} apply plan.json`;
 
 /**
@@ -134,7 +135,12 @@ function explainInvocation(given: ReadonlyMap<FlagName, string[]>, operands: rea
   if (operand === undefined) throw new ConfigError(`explain needs the target as [KIND/]NAMESPACE/NAME, such as ${EXPLAIN_EXAMPLE} or ${EXPLAIN_KIND_EXAMPLE}`);
   const target = parseTargetName(operand);
   const sources = sourcesOf('explain', given, env);
-  const config = toConfig(new Settings(sources));
+  if (COLLECTORS[target.collector].decides === 'rules') {
+    // The runs' policy decides no other kind: in the environment (a pod's, a pass's) it is left alone.
+    for (const flag of RUN_POLICY_FLAGS) if (sources.get(flag)?.origin === envVarName(flag)) sources.delete(flag);
+  }
+  // explain decides as a pass that collects the target's kind.
+  const config = toConfig(new Settings(sources), target.collector);
   if (config.output === 'markdown') {
     const origin = sources.get('output')?.origin ?? '--output';
     throw new ConfigError(`${origin} "markdown": explain writes text or json, such as --output json`);
@@ -155,7 +161,6 @@ function parseTargetName(text: string): TargetName {
   if (collector === undefined) {
     throw new ConfigError(`explain ${quote(text)}: unknown kind ${quote(kind)}; expected KIND/NAMESPACE/NAME with KIND one of ${EXPLAIN_KIND_WORDS.join(', ')}, such as ${EXPLAIN_KIND_EXAMPLE}`);
   }
-  if (COLLECTORS[collector].decides === 'history') throw new ConfigError(`explain ${quote(text)}: explain does not decide ${COLLECTORS[collector].explainWord}s yet; a dry run with --collect ${collector} reports each one's reason`);
   if (parseNamespace(namespace).ok && isDnsSubdomain(name)) return { collector, namespace, name };
   throw new ConfigError(`explain ${quote(text)}: expected KIND/NAMESPACE/NAME with a namespace and a name, such as ${EXPLAIN_KIND_EXAMPLE}`);
 }
@@ -176,18 +181,20 @@ function sourceOf(flag: FlagName, given: ReadonlyMap<FlagName, string[]>, env: R
 
 /**
  * Every setting from its flag's row: the value given, else the default, else left out; then
- * the rules between flags.
+ * the rules between flags. `explained`: the collector of the target explain decides for,
+ * which is then the one collector (explain takes no --collect).
  */
-function toConfig(settings: Settings): Config {
+function toConfig(settings: Settings, explained?: CollectorName): Config {
   const config: Partial<Record<keyof ConfigValues, unknown>> = {};
   for (const flag of FLAG_NAMES) {
     const spec = flagSpec(flag);
     const value = spec.read(settings.reader(flag)) ?? (Array.isArray(spec.default) ? [...(spec.default as unknown[])] : spec.default);
     if (value !== undefined) config[spec.key] = value;
   }
+  if (explained !== undefined) config.collect = [explained];
   // Each row's read gives its key's type (FlagSpec), and every setting without a `?` has a default.
   const built = config as Config;
-  checkBetweenFlags(built, settings);
+  checkBetweenFlags(built, settings, explained !== undefined);
   const origins = settings.origins();
   if (Object.keys(origins).length > 0) built.origins = origins;
   return built;
@@ -256,16 +263,18 @@ const RUN_POLICY_FLAGS: readonly FlagName[] = ['keep', 'keep-successful', 'keep-
  * honours --selector (runs are listed whole, for the graph and for their groups' history), a
  * run collector refuses both rather than ignore them.
  */
-function checkRunFlags(config: Config, settings: Settings): void {
+function checkRunFlags(config: Config, settings: Settings, explaining: boolean): void {
   const runs = runCollectors(config.collect);
   if (runs.length === 0) {
     // --require-results-stored=false, or its variable set false, asks nothing of runs.
     const given = RUN_POLICY_FLAGS.find((flag) => settings.has(flag) && (flag !== 'require-results-stored' || config.requireResultsStored));
-    if (given !== undefined) throw new ConfigError(`${settings.origin(given)}: applies only to runs, with --collect pipelineruns or taskruns, such as --collect ${[...config.collect, 'pipelineruns'].join(',')} ${FLAGS[given].example}`);
-    return;
+    if (given === undefined) return;
+    if (explaining) throw new ConfigError(`${settings.origin(given)}: applies only to runs, explained as pipelinerun/NAMESPACE/NAME or taskrun/NAMESPACE/NAME, such as ${EXPLAIN_RUN_EXAMPLE} ${FLAGS[given].example}`);
+    throw new ConfigError(`${settings.origin(given)}: applies only to runs, with --collect pipelineruns or taskruns, such as --collect ${[...config.collect, 'pipelineruns'].join(',')} ${FLAGS[given].example}`);
   }
   if (config.selector !== '') {
-    throw new ConfigError(`${settings.origin('selector')} ${quote(config.selector)}: does not apply to ${runs.join(' and ')} yet (a run's history is its whole group's); leave --selector out, or collect runs in a pass of their own`);
+    const instead = explaining ? 'leave --selector out: explain decides a run as a pass does, which refuses it' : 'leave --selector out, or collect runs in a pass of their own';
+    throw new ConfigError(`${settings.origin('selector')} ${quote(config.selector)}: does not apply to ${runs.join(' and ')} yet (a run's history is its whole group's); ${instead}`);
   }
   if (config.planFile !== undefined) {
     throw new ConfigError(`${settings.origin('plan-file')}: plans do not cover ${runs.join(' and ')} yet; leave --plan-file out, or collect runs in a pass of their own`);
@@ -282,7 +291,7 @@ export function settingOrigin(config: Pick<Config, 'origins'>, flag: FlagName): 
  * --pushgateway-grouping with --pushgateway-url (each label once), purge with workspace
  * PVCs, a cap per collector only for a collector that is on.
  */
-function checkBetweenFlags(config: Config, settings: Settings): void {
+function checkBetweenFlags(config: Config, settings: Settings, explaining: boolean): void {
   if (config.timeZone !== undefined && config.schedule === undefined) {
     throw new ConfigError(`${settings.origin('time-zone')} ${quote(config.timeZone)}: applies only with --schedule, such as --schedule "0 3 * * *" --time-zone ${config.timeZone}`);
   }
@@ -299,7 +308,7 @@ function checkBetweenFlags(config: Config, settings: Settings): void {
   if (config.pvcFinalizer === 'purge' && !config.collect.includes('workspace-pvcs')) {
     throw new ConfigError(`${settings.origin('pvc-finalizer')} "purge": applies only with --collect workspace-pvcs, such as --collect ${[...config.collect, 'workspace-pvcs'].join(',')} --pvc-finalizer purge`);
   }
-  checkRunFlags(config, settings);
+  checkRunFlags(config, settings, explaining);
   const caps = Object.entries(config.maxDeletionsPerKind ?? {}).map(([collector, max]) => ({ collector: collector as CollectorName, max }));
   const off = caps.find((cap) => !config.collect.includes(cap.collector));
   if (off !== undefined) {

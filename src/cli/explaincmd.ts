@@ -5,9 +5,10 @@
  */
 import { passSettings, settingOrigin, type Config, type TargetName } from './config.js';
 import { COLLECTORS } from '../core/collectors.js';
-import { explain, scopeVerdict, type Explanation } from '../core/explain.js';
-import type { KubeCluster, Scope } from '../kube/cluster.js';
-import type { SweepDeps } from '../pass/sweep.js';
+import { explain, explainRun, scopeVerdict, type Explanation, type RunSettingOrigins } from '../core/explain.js';
+import type { TargetRecord } from '../core/types.js';
+import type { KubeCluster, Scope, ServedApis } from '../kube/cluster.js';
+import { runTargetReading, type SweepDeps } from '../pass/sweep.js';
 
 /** `not-served`: the kind cannot be explained on this cluster, and `why` says so in one line. */
 export type ExplainOutcome = { kind: 'not-served'; why: string } | { kind: 'not-found' } | { kind: 'not-a-target'; why: string } | { kind: 'done'; explanation: Explanation };
@@ -20,13 +21,14 @@ export type ExplainOutcome = { kind: 'not-served'; why: string } | { kind: 'not-
 export async function explainTarget(
   config: Config,
   name: TargetName,
-  deps: Pick<SweepDeps, 'now'> & { cluster: Pick<KubeCluster, 'discover' | 'readObject' | 'listRuns' | 'listPods' | 'listStatefulSets' | 'readNamespaces' | 'targetMatches'> },
+  deps: ExplainDeps,
 ): Promise<ExplainOutcome> {
   const collector = COLLECTORS[name.collector];
   const apis = await deps.cluster.discover([name.collector]);
   if (apis.targets[name.collector] === undefined) {
     return { kind: 'not-served', why: `${apis.skipped.map((skip) => skip.missing).join('; ')}: there is nothing to explain` };
   }
+  if (collector.decides === 'history') return explainRunTarget(config, name, apis, deps);
   const target = await deps.cluster.readObject(apis, name.namespace, name.name, collector.kind);
   if (target === 'absent') return { kind: 'not-found' };
   if (target === 'unmarked') {
@@ -43,5 +45,43 @@ export async function explainTarget(
   const verdict = scopeVerdict(scope, name.namespace, selectorMatches);
   const origins = { 'min-age': settingOrigin(config, 'min-age'), 'retain-for': settingOrigin(config, 'retain-for') };
   const explanation = explain({ target, runs, ...pods, ...statefulSets, namespace: namespaces.get(name.namespace), scope: verdict, origins }, policy, deps.now());
+  return { kind: 'done', explanation };
+}
+
+type ExplainDeps = Pick<SweepDeps, 'now'> & { cluster: Pick<KubeCluster, 'discover' | 'readObject' | 'listRuns' | 'listPods' | 'listStatefulSets' | 'readNamespaces' | 'targetMatches'> };
+
+/**
+ * A run: its namespace's runs listed as a pass lists them (the same listing, the same
+ * records as targets), the namespace read, and the run decided with the others of its
+ * namespace, which is all its history reads (history.ts runDecisionsIn). A TaskRun a
+ * PipelineRun owns is no target: it goes with its parent, which explain names.
+ */
+async function explainRunTarget(config: Config, name: TargetName, apis: ServedApis, deps: ExplainDeps): Promise<ExplainOutcome> {
+  const { kind } = COLLECTORS[name.collector];
+  const { scope, policy } = passSettings(config);
+  const only: Scope = { namespaces: [name.namespace], excludeNamespaces: [], selector: '' };
+  const sink = { reading: runTargetReading(policy), targets: [] as TargetRecord[] };
+  const runs = await deps.cluster.listRuns(apis, only, [name.namespace], undefined, sink);
+  const target = sink.targets.find((one) => one.kind === kind && one.name === name.name);
+  if (target === undefined) {
+    const parent = runs.find((run) => run.kind === kind && run.name === name.name)?.parentPipelineRun;
+    if (parent === undefined) return { kind: 'not-found' };
+    return {
+      kind: 'not-a-target',
+      why: `${kind} ${name.namespace}/${name.name} is not a target of ${name.collector}: it goes with its PipelineRun ${name.namespace}/${parent.name}; explain pipelinerun/${name.namespace}/${parent.name}`,
+    };
+  }
+  const namespaces = await deps.cluster.readNamespaces(only);
+  // The run collectors refuse --selector (config.ts): only the namespaces decide whether a pass looks at it.
+  const verdict = scopeVerdict(scope, name.namespace, true);
+  const origins: RunSettingOrigins = {
+    'min-age': settingOrigin(config, 'min-age'),
+    'retain-for': settingOrigin(config, 'retain-for'),
+    keep: settingOrigin(config, 'keep'),
+    'keep-successful': settingOrigin(config, 'keep-successful'),
+    'keep-failed': settingOrigin(config, 'keep-failed'),
+    'run-ttl': settingOrigin(config, 'run-ttl'),
+  };
+  const explanation = explainRun({ target, runs: sink.targets, namespace: namespaces.get(name.namespace), scope: verdict, origins }, policy, deps.now());
   return { kind: 'done', explanation };
 }

@@ -817,7 +817,7 @@ function parseRequestTimeout(text: string): Parsed<number> {
 }
 
 /** A paragraph of help as the lines `--help` prints: at most HELP_WIDTH characters each, broken between words. */
-function wrapped(text: string): string[] {
+export function wrapped(text: string): string[] {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(' ')) {

@@ -1,5 +1,5 @@
 import { EXPLAIN_KIND_WORDS } from './config.js';
-import { FLAG_NAMES, envVarName, flagSpec, shownDefault, type FlagName } from './flags.js';
+import { FLAG_NAMES, envVarName, flagSpec, shownDefault, wrapped, type FlagName } from './flags.js';
 
 const INDENT = '      ';
 
@@ -40,8 +40,13 @@ Usage:
   collectable if nothing changed. It reads only that object, the runs (and Pods and
   StatefulSets) of its namespace and the namespace, and takes the flags the decision depends
   on (--min-age, --retain-for, --label-prefix, the scope), --output text or json, and the
-  connection flags.
-  KIND is ${explainKindsHelp()}.
+  connection flags. A PipelineRun or standalone TaskRun is decided with the runs of its
+  namespace, as a pass decides it: its group, its place in it, the history limit and run TTL
+  with where each was set, and when it would go; it takes the runs' flags too (--keep,
+  --keep-successful, --keep-failed, --run-ttl, --group-by, --require-results-stored).
+${wrapped(`KIND is ${explainKindsHelp()}.`)
+  .map((line) => `  ${line}`)
+  .join('\n')}
 
   apply makes one live pass from a plan that a dry run wrote with --plan-file: it deletes at
   most what the plan lists, each only if it is still the same object (uid and

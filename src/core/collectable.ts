@@ -22,7 +22,13 @@ export type Collectable =
   /** `atMs` is the latest bound; `bound` says which rule sets it. */
   | { when: 'at'; atMs: number; bound: TimeBound }
   /** `until` says what would have to change first. */
-  | { when: 'never'; until: string };
+  | { when: 'never'; until: string }
+  /**
+   * A run kept by its place in its group, or by a rule time lifts after which its history
+   * decides: when depends on runs to come. `why` says on what; `notBefore`, the latest end
+   * of the rules that keep it now (explain.ts runCollectable).
+   */
+  | { when: 'unknown'; why: string; notBefore?: { atMs: number; bound: TimeBound } };
 
 /** What lifts a reason: nothing (it is a delete), the clock, or a change someone makes. */
 type Lifted = { by: 'nothing' } | { by: 'time' } | { by: 'change'; until: string };

@@ -2,13 +2,17 @@
  * "Why is this one still here?": the decision for one target at `now`, with the facts it
  * stands on and when the target would become collectable if nothing changed. Pure: the
  * adapter reads the target, the runs of its namespace and the namespace, and passes them in.
+ * A run (pipelineruns, taskruns) is decided with the other runs of its namespace, as a pass
+ * decides it (history.ts runDecisionsIn), and said with its group, place and limits.
  */
 import { collectableAt, type Collectable } from './collectable.js';
 import { collectorOf } from './collectors.js';
 import { decideWithFacts, type DecisionFacts, type RuleEnd } from './decide.js';
-import { formatDuration, formatRetentionDuration } from './retention.js';
+import { retentionFacts as gatherRetention } from './facts.js';
+import { NO_GROUP, ordinal, runDecisionsIn, type Applied, type Outcome, type RunFacts } from './history.js';
+import { formatDuration, formatRetentionDuration, parseTimestampMs } from './retention.js';
 import { isExcluded } from './scope.js';
-import type { Decision, NamespaceRecord, PodRecord, Policy, RunRecord, StatefulSetRecord, TargetRecord } from './types.js';
+import type { Decision, NamespaceRecord, PodRecord, Policy, Reason, RetentionDuration, RunRecord, RunState, StatefulSetRecord, TargetRecord } from './types.js';
 
 /** One setting that keeps targets for a while, as it applies to this one. */
 export interface RetentionFact {
@@ -46,12 +50,54 @@ export interface Explanation {
   collectable: Collectable;
   /** With `explain --plan`: whether the target is in the plan and what `apply` would do with it. */
   plan?: string;
+  /** For a run: its history, as the runs' decision read it. */
+  run?: RunExplanation;
+}
+
+/** A run's state, its group, its place in it and the settings that decided it (history.ts RunFacts). */
+export interface RunExplanation {
+  state: RunState;
+  /** status.completionTime, as written, once finished. */
+  finishedAt?: string;
+  /** `tekton.dev/pipeline=build`, or `(no group label)`. */
+  group: string;
+  outcome?: Outcome;
+  /** 1 for the newest among the `ofOutcome` runs of its outcome that hold a place in its group. */
+  rank?: number;
+  ofOutcome?: number;
+  /** Why it holds no place, when it holds none. */
+  noPlace?: string;
+  /** The history limit of its outcome, when one applies. */
+  limit?: RunSetting;
+  ttl?: RunSetting;
+}
+
+/** A run-policy setting as it applies: its value, where it was set, and for a flag's, where the flag's value came from. */
+export interface RunSetting {
+  /** As written: `3`, `7d`, `forever`. */
+  value: string;
+  /**
+   * `label <key>`, `annotation <key>`, `namespace <ns> label <key>`, the external policy
+   * (`--pruner-config`'s ConfigMap); for a flag, where its value came from: `--keep-failed`,
+   * `--keep` (which sets both), `TRGC_KEEP`.
+   */
+  source: string;
+  /** For a flag's: the flag that names the setting, e.g. `--keep-failed`, whatever set it. */
+  flag?: string;
 }
 
 /** Where the collector's settings that keep targets came from: the flag (`--min-age`), its variable (`TRGC_MIN_AGE`) or `default`. */
 export interface SettingOrigins {
   'min-age': string;
   'retain-for': string;
+}
+
+/** Where the runs' flags got their values: the flag (`--keep-failed`), its variable (`TRGC_KEEP_FAILED`) or `default`. */
+export interface RunSettingOrigins extends SettingOrigins {
+  keep: string;
+  'keep-successful': string;
+  'keep-failed': string;
+  'run-ttl': string;
 }
 
 export interface ExplainInput {
@@ -85,6 +131,113 @@ export function explain(input: ExplainInput, policy: Policy, now: Date): Explana
     invalid: facts.invalid,
     collectable: collectableAt(decision.reason, facts.ends),
   };
+}
+
+export interface RunExplainInput {
+  /** The run, one of `runs`. */
+  target: TargetRecord;
+  /** The runs of its kind in its namespace as the pass's run listing reads them as targets (listRuns' RunTargetSink). */
+  runs: readonly TargetRecord[];
+  namespace: NamespaceRecord | undefined;
+  scope: ScopeVerdict;
+  origins: RunSettingOrigins;
+}
+
+/** The decision a pass would make for the run, decided with the other runs of its namespace, and its facts as a person reads them. */
+export function explainRun(input: RunExplainInput, policy: Policy, now: Date): Explanation {
+  const { target } = input;
+  const namespaces = new Map(input.namespace === undefined ? [] : [[input.namespace.name, input.namespace]]);
+  const decided = runDecisionsIn(target.namespace, input.runs, namespaces, policy, now).find((one) => one.decision.target.kind === target.kind && one.decision.target.uid === target.uid);
+  if (decided === undefined) throw new Error(`the runs' decision has no decision for ${target.kind} ${target.namespace}/${target.name}, one of the runs it was given`);
+  const { decision, facts } = decided;
+  const rule = collectorOf(target.kind).table.indexOf(decision.reason) + 1;
+  const limit = facts.limit && runSetting(facts.limit, String(facts.limit.value), input.origins);
+  const ttl = facts.ttl && runSetting(facts.ttl, formatRetentionDuration(facts.ttl.value), input.origins);
+  const state = target.run?.state ?? 'running';
+  const run: RunExplanation = {
+    state,
+    ...(target.run?.finishedAt !== undefined && { finishedAt: target.run.finishedAt }),
+    group: facts.group,
+    ...(facts.outcome !== undefined && { outcome: facts.outcome }),
+    ...(facts.rank !== undefined && { rank: facts.rank }),
+    ...(facts.ofOutcome !== undefined && { ofOutcome: facts.ofOutcome }),
+    ...(facts.rank === undefined && { noPlace: noPlace(target, facts, rule, decision.reason) }),
+    ...(limit !== undefined && { limit }),
+    ...(ttl !== undefined && { ttl }),
+  };
+  return {
+    nowMs: now.getTime(),
+    target,
+    scope: input.scope,
+    decision,
+    rule,
+    retention: retentionFacts(runRetention(target, input.namespace, policy, facts), target.namespace, input.origins),
+    invalid: facts.invalid,
+    collectable: runCollectable(decision.reason, facts, run),
+    run,
+  };
+}
+
+/**
+ * The retention and age facts of the run, gathered by the function the runs' decision read
+ * them with (facts.ts), retain-for from its own completion; the ends are the decision's own.
+ */
+function runRetention(target: TargetRecord, namespace: NamespaceRecord | undefined, policy: Policy, facts: RunFacts): DecisionFacts {
+  const finishedMs = target.run?.finishedAt === undefined ? undefined : parseTimestampMs(target.run.finishedAt);
+  return { ...gatherRetention(target, namespace, policy, finishedMs), ends: facts.ends };
+}
+
+/** The history rows' flags, by what history.ts names a setting they set (`from`). */
+const RUN_FLAGS: Readonly<Record<string, keyof RunSettingOrigins>> = { '--keep': 'keep', '--keep-successful': 'keep-successful', '--keep-failed': 'keep-failed', '--run-ttl': 'run-ttl' };
+
+function runSetting(applied: Applied<number> | Applied<RetentionDuration>, value: string, origins: RunSettingOrigins): RunSetting {
+  const flag = RUN_FLAGS[applied.from];
+  return flag === undefined ? { value, source: applied.from } : { value, source: origins[flag], flag: applied.from };
+}
+
+/** `in tekton.dev/pipeline=build`, or among the namespace's runs without a group label. */
+export function inGroup(group: string): string {
+  return group === NO_GROUP ? "among its namespace's runs without a group label" : `in ${group}`;
+}
+
+function noPlace(target: TargetRecord, facts: RunFacts, rule: number, reason: Reason): string {
+  if (facts.outcome === undefined) return 'it has not finished';
+  if (target.deletionTimestamp !== undefined) return 'it is already being deleted';
+  return `rule ${rule} (${reason}) keeps it, so it takes none of the places of its group's limit`;
+}
+
+/**
+ * When the run would go: history.ts's `goesAt`, with what it depends on. A run its place keeps
+ * goes once enough newer runs finish; one a rule time lifts keeps, not before that rule ends,
+ * and then its history decides.
+ */
+function runCollectable(reason: Reason, facts: RunFacts, run: RunExplanation): Collectable {
+  const { goesAt } = facts;
+  if (goesAt === 'now') return { when: 'now' };
+  if (typeof goesAt === 'number') return { when: 'at', atMs: goesAt, bound: 'run-ttl' };
+  if (goesAt === 'never') {
+    if (reason === 'ttl-not-reached') return { when: 'never', until: `its run TTL "forever" (${run.ttl?.flag ?? run.ttl?.source ?? 'run-ttl'}) is changed` };
+    return collectableAt(reason, facts.ends);
+  }
+  if (reason === 'history-kept' && facts.limit !== undefined && facts.rank !== undefined) {
+    const more = facts.limit.value - facts.rank + 1;
+    return {
+      when: 'unknown',
+      why: `it goes once ${more} more ${facts.outcome ?? 'finished'} ${more === 1 ? 'run' : 'runs'} ${inGroup(facts.group)} ${more === 1 ? 'finishes' : 'finish'} after it, which makes it the ${ordinal(facts.limit.value + 1)} newest, past the limit of ${facts.limit.value}`,
+    };
+  }
+  if (reason === 'ttl-not-reached') return { when: 'never', until: 'its completion time can be read' };
+  // Kept by a rule time lifts (too-young, retain-until, retain-for): once it ends, the history rows decide.
+  const { 'run-ttl': _ttl, ...timeBounds } = facts.ends;
+  const lifted = collectableAt(reason, timeBounds);
+  if (lifted.when !== 'at') return lifted;
+  const then =
+    facts.limit !== undefined
+      ? `its place among the ${facts.outcome ?? 'finished'} runs ${inGroup(facts.group)} decides (a limit of ${facts.limit.value})`
+      : facts.ttl !== undefined
+        ? `its run TTL of ${formatRetentionDuration(facts.ttl.value)} decides`
+        : 'no history limit or run TTL applies to it, so it stays (no-run-policy)';
+  return { when: 'unknown', why: `then ${then}`, notBefore: { atMs: lifted.atMs, bound: lifted.bound } };
 }
 
 /** Each setting that applies, in rule order, with the end decide() computed for it. */

@@ -97,6 +97,8 @@ export interface RunFacts {
   goesAt: GoesAt;
   /** The ends of the rules that time lifts, as the other tables' facts have them. */
   ends: DecisionFacts['ends'];
+  /** Row 3: the retention and run-policy values on it or its Namespace that cannot be read, as explain lists them. */
+  invalid: readonly string[];
 }
 
 export interface RunDecisionWithFacts {
@@ -114,7 +116,8 @@ export function runGroup(run: Pick<TargetRecord, 'kind' | 'labels'>, groupBy: st
   return NO_GROUP;
 }
 
-const NO_GROUP = '(no group label)';
+/** The group of the runs that carry no group label, one per namespace and kind. */
+export const NO_GROUP = '(no group label)';
 
 /**
  * The decision of every run in `runs` (targets of one run kind, of any namespaces), each with
@@ -148,6 +151,8 @@ export function runDecisionsIn(namespace: string, runs: readonly TargetRecord[],
 interface Reading {
   target: TargetRecord;
   warnings: readonly string[];
+  /** Only when some value cannot be read: rare, so most runs hold none. */
+  invalid?: readonly string[];
   ends: DecisionFacts['ends'];
   group: string;
   outcome?: Outcome;
@@ -176,6 +181,7 @@ function readRun(run: TargetRecord, namespace: NamespaceRecord | undefined, poli
   return {
     target: run,
     warnings: dated.warnings,
+    ...(dated.invalid.length > 0 && { invalid: dated.invalid }),
     ends: dated.ends,
     group,
     early,
@@ -272,6 +278,7 @@ function finish(one: Reading, nowMs: number): RunDecisionWithFacts {
     ...(one.ttl !== undefined && { ttl: one.ttl }),
     goesAt: goesAt(verdict.reason, one.ends),
     ends: one.ends,
+    invalid: one.invalid ?? EMPTY_LIST,
   };
   return { decision, facts: runFacts };
 }
@@ -298,7 +305,8 @@ function historyVerdict(one: Reading, nowMs: number): Verdict {
   return { reason: 'no-run-policy', message: `no history limit for ${outcome} runs and no run TTL apply to it` };
 }
 
-function ordinal(n: number): string {
+/** `1st`, `2nd`, `3rd`, `11th`, `22nd`. */
+export function ordinal(n: number): string {
   const tens = n % 100;
   const suffix = tens >= 11 && tens <= 13 ? 'th' : n % 10 === 1 ? 'st' : n % 10 === 2 ? 'nd' : n % 10 === 3 ? 'rd' : 'th';
   return `${n}${suffix}`;

@@ -466,7 +466,7 @@ function collectsRunTargets(apis: ServedApis): boolean {
 }
 
 /** How runs are read as targets in one pass: the keys the policy reads, and one copy of each namespace and label map. */
-function runTargetReading(policy: Policy): RunTargetReading {
+export function runTargetReading(policy: Policy): RunTargetReading {
   const runs = policy.runs;
   return {
     shared: new SharedStrings(),

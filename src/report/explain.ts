@@ -4,7 +4,8 @@
  */
 import type { Collectable } from '../core/collectable.js';
 import { collectorOf } from '../core/collectors.js';
-import type { Explanation, RetentionFact } from '../core/explain.js';
+import { inGroup, type Explanation, type RetentionFact, type RunExplanation, type RunSetting } from '../core/explain.js';
+import { ordinal } from '../core/history.js';
 import { formatDuration, formatInstant } from '../core/retention.js';
 import { unusedFalseDetail } from '../core/rules.js';
 import type { LinkVia, ReferenceView, TargetRecord } from '../core/types.js';
@@ -37,11 +38,18 @@ export function describeCollectable(collectable: Collectable, nowMs: number): st
       return `at ${when(collectable.atMs, nowMs)}, when ${BOUND_PHRASES[collectable.bound]}, if nothing else changes`;
     case 'never':
       return `never, until ${collectable.until}`;
+    case 'unknown':
+      return collectable.notBefore === undefined
+        ? `unknown: ${collectable.why}`
+        : `unknown: not before ${when(collectable.notBefore.atMs, nowMs)}, when ${BOUND_PHRASES[collectable.notBefore.bound]}; ${collectable.why}`;
   }
 }
 
-/** `label …/retain-for "7d"`; a setting of the collector with where it came from: `--min-age 1h (default)`, `--retain-for 7d (TRGC_RETAIN_FOR)`. */
-function factHead(fact: RetentionFact): string {
+/**
+ * `label …/retain-for "7d"`; a setting of the collector with where it came from: `--min-age 1h
+ * (default)`, `--retain-for 7d (TRGC_RETAIN_FOR)`, `--keep 3 (command line)`.
+ */
+function factHead(fact: Pick<RetentionFact, 'source' | 'flag' | 'value'>): string {
   if (fact.flag === undefined) return `${fact.source} ${JSON.stringify(fact.value)}`;
   return `${fact.flag} ${fact.value} (${fact.source === fact.flag ? 'command line' : fact.source})`;
 }
@@ -103,8 +111,38 @@ function kindFields(explanation: Explanation): string[] {
   ];
 }
 
+/** `the 3rd newest of 12 succeeded runs in tekton.dev/pipeline=build`, or why it holds no place. */
+function describeRank(run: RunExplanation): string {
+  if (run.rank === undefined) return `none: ${run.noPlace ?? 'it holds no place'}`;
+  const of = run.ofOutcome ?? run.rank;
+  return `the ${ordinal(run.rank)} newest of ${of} ${run.outcome ?? 'finished'} ${of === 1 ? 'run' : 'runs'} ${inGroup(run.group)}`;
+}
+
+function describeRunSetting(setting: RunSetting | undefined, none: string): string {
+  return setting === undefined ? none : factHead(setting);
+}
+
+/** `succeeded, finished 2026-… (3h ago)`; a cancelled run counts as failed. */
+function describeState(run: RunExplanation, nowMs: number): string {
+  if (run.finishedAt === undefined) return `${run.state}: not finished`;
+  const at = Number.isNaN(Date.parse(run.finishedAt)) ? run.finishedAt : when(Date.parse(run.finishedAt), nowMs);
+  return `${run.state}, finished ${at}${run.state === 'cancelled' ? ' (counts as failed)' : ''}`;
+}
+
+/** A run's history: its state, group, place and the limit and TTL that apply, each with where it was set. */
+function runFields(run: RunExplanation, nowMs: number): string[] {
+  return [
+    ...field('state', [describeState(run, nowMs)]),
+    ...field('group', [run.group]),
+    ...field('rank', [describeRank(run)]),
+    ...field('limit', [describeRunSetting(run.limit, run.outcome === undefined ? 'none read: it has not finished' : `none for ${run.outcome} runs`)]),
+    // A limit's N newest stay and every other run of its outcome goes, whatever its age (docs/spec.md, "Runs").
+    ...field('run TTL', [`${describeRunSetting(run.ttl, 'none')}${run.ttl !== undefined && run.limit !== undefined ? `: does not decide it, a history limit covers ${run.outcome ?? 'its'} runs` : ''}`]),
+  ];
+}
+
 export function renderExplanationText(explanation: Explanation): string {
-  const { target, decision, nowMs } = explanation;
+  const { target, decision, nowMs, run } = explanation;
   const created = Number.isNaN(Date.parse(target.createdAt)) ? target.createdAt : when(Date.parse(target.createdAt), nowMs);
   const runs = decision.references.map(describeRun);
   const lines = [
@@ -115,7 +153,8 @@ export function renderExplanationText(explanation: Explanation): string {
     ...field('in scope', [explanation.scope.inScope ? 'yes' : `no: ${explanation.scope.why}; a pass never looks at it`]),
     ...field('decision', [`${decision.action} (rule ${explanation.rule}, ${decision.reason})`]),
     ...field('why', [oneLine(decision.message)]),
-    ...field('runs', runs.length === 0 ? ['none links it'] : runs),
+    // A run is decided by its history, not by runs that link it.
+    ...(run === undefined ? field('runs', runs.length === 0 ? ['none links it'] : runs) : runFields(run, nowMs)),
     ...field('retention', explanation.retention.map((fact) => oneLine(describeFact(fact, nowMs)))),
     ...(explanation.invalid.length === 0 ? [] : field('invalid', explanation.invalid.map(oneLine))),
     ...field('collectable', [describeCollectable(explanation.collectable, nowMs)]),
@@ -134,7 +173,27 @@ function collectableJson(collectable: Collectable): Record<string, string> {
       return { when: 'at', at: formatInstant(collectable.atMs), bound: collectable.bound };
     case 'never':
       return { when: 'never', until: collectable.until };
+    case 'unknown':
+      return { when: 'unknown', why: collectable.why, ...(collectable.notBefore !== undefined && { notBefore: formatInstant(collectable.notBefore.atMs), bound: collectable.notBefore.bound }) };
   }
+}
+
+function runSettingJson(setting: RunSetting | undefined): Record<string, string> | null {
+  return setting === undefined ? null : { value: setting.value, source: setting.source, ...(setting.flag !== undefined && { flag: setting.flag }) };
+}
+
+/** A run's history in JSON: the text's state, group, rank, limit and run TTL fields. */
+function runJson(run: RunExplanation): Record<string, unknown> {
+  return {
+    state: run.state,
+    ...(run.finishedAt !== undefined && { finishedAt: run.finishedAt }),
+    group: run.group,
+    ...(run.outcome !== undefined && { outcome: run.outcome }),
+    ...(run.rank !== undefined && { rank: run.rank, ofOutcome: run.ofOutcome }),
+    ...(run.noPlace !== undefined && { noPlace: run.noPlace }),
+    limit: runSettingJson(run.limit),
+    ttl: runSettingJson(run.ttl),
+  };
 }
 
 export function renderExplanationJson(explanation: Explanation): string {
@@ -156,6 +215,7 @@ export function renderExplanationJson(explanation: Explanation): string {
     },
     scope: explanation.scope,
     decision: { action: decision.action, reason: decision.reason, rule: explanation.rule, message: decision.message },
+    ...(explanation.run !== undefined && { run: runJson(explanation.run) }),
     references: decision.references.map((ref) => ({ kind: ref.kind, name: ref.name, state: ref.state, ...(ref.finishedAt !== undefined && { finishedAt: ref.finishedAt }), via: ref.via })),
     ...(decision.heldBy !== undefined && decision.heldBy.length > 0 && { heldBy: decision.heldBy.map(toReportHolder) }),
     retention: explanation.retention.map((fact) => ({

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { ConfigError, DEFAULTS, FLAG_NAMES, envVarName, parseConfig, type Config, type FlagName } from '../../src/cli/config.js';
+import { ConfigError, DEFAULTS, FLAG_NAMES, envVarName, parseConfig, passSettings, type Config, type FlagName } from '../../src/cli/config.js';
 import { helpText } from '../../src/cli/help.js';
 
 type Env = Record<string, string | undefined>;
@@ -661,14 +661,50 @@ describe('parseConfig: explain KIND/NAMESPACE/NAME', () => {
     ['pvc/ci/pvc-3f5a0c9e1b', { collector: 'workspace-pvcs', namespace: 'ci', name: 'pvc-3f5a0c9e1b' }],
     ['statefulset/ci/affinity-assistant-3f5a0c9e1b', { collector: 'affinity-assistants', namespace: 'ci', name: 'affinity-assistant-3f5a0c9e1b' }],
     ['secret/ci/pac-gitauth-abcdef', { collector: 'pac-secrets', namespace: 'ci', name: 'pac-gitauth-abcdef' }],
+    ['pipelinerun/ci/build-1', { collector: 'pipelineruns', namespace: 'ci', name: 'build-1' }],
+    ['taskrun/ci/lint-1', { collector: 'taskruns', namespace: 'ci', name: 'lint-1' }],
   ];
   for (const [operand, target] of valid) it(`reads ${operand}`, () => assert.deepEqual(targetOf(operand), target));
 
+  it("a run decides with the runs' flags and variables, as a pass collecting its kind does", () => {
+    const invocation = parseConfig(['explain', 'pipelinerun/ci/build-1', '--keep', '3', '--run-ttl', '7d', '--group-by', 'app', '--require-results-stored'], { TRGC_KEEP_FAILED: '1' });
+    assert.equal(invocation.kind, 'explain');
+    const { config } = invocation;
+    assert.deepEqual(config.collect, ['pipelineruns']);
+    assert.deepEqual(passSettings(config).policy.runs, {
+      keepSuccessful: 3,
+      keepFailed: 1,
+      ttl: { kind: 'duration', ms: 7 * DAY, text: '7d' },
+      groupBy: 'app',
+      requireResultsStored: true,
+      limitFlags: { keepSuccessful: '--keep' },
+    });
+    assert.deepEqual(config.origins, { keep: '--keep', 'keep-failed': 'TRGC_KEEP_FAILED', 'run-ttl': '--run-ttl', 'group-by': '--group-by', 'require-results-stored': '--require-results-stored' });
+  });
+
+  it("another kind leaves the runs' variables alone, and refuses their flags, naming the runs' KIND words", () => {
+    const invocation = parseConfig(['explain', 'pvc/ci/x'], { TRGC_KEEP: '3', TRGC_RUN_TTL: '7d' });
+    assert.equal(invocation.kind, 'explain');
+    assert.equal(invocation.config.keep, undefined);
+    assert.equal(passSettings(invocation.config).policy.runs, undefined);
+    assert.equal(
+      errorOf(['explain', 'ci/src', '--keep', '3']).message,
+      '--keep: applies only to runs, explained as pipelinerun/NAMESPACE/NAME or taskrun/NAMESPACE/NAME, such as tekton-resource-gc explain pipelinerun/ci/build-1 --keep 5',
+    );
+  });
+
+  it('a run refuses --selector, as a pass collecting runs does', () => {
+    assert.equal(
+      errorOf(['explain', 'taskrun/ci/lint-1', '--selector', 'app=ci']).message,
+      '--selector "app=ci": does not apply to taskruns yet (a run\'s history is its whole group\'s); leave --selector out: explain decides a run as a pass does, which refuses it',
+    );
+  });
+
   const invalid: [string, string][] = [
     // A kind that is not one of the four, the valid ones named.
-    ['pod/ci/x', 'explain "pod/ci/x": unknown kind "pod"; expected KIND/NAMESPACE/NAME with KIND one of pipelineresource, statefulset, secret, pvc, resolutionrequest, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
+    ['pod/ci/x', 'explain "pod/ci/x": unknown kind "pod"; expected KIND/NAMESPACE/NAME with KIND one of pipelineresource, statefulset, secret, pvc, resolutionrequest, pipelinerun, taskrun, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
     // kubectl's plural is not one of them either.
-    ['pvcs/ci/x', 'explain "pvcs/ci/x": unknown kind "pvcs"; expected KIND/NAMESPACE/NAME with KIND one of pipelineresource, statefulset, secret, pvc, resolutionrequest, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
+    ['pvcs/ci/x', 'explain "pvcs/ci/x": unknown kind "pvcs"; expected KIND/NAMESPACE/NAME with KIND one of pipelineresource, statefulset, secret, pvc, resolutionrequest, pipelinerun, taskrun, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
     // A known kind with a namespace that is not a name.
     ['pvc/Ci/x', 'explain "pvc/Ci/x": expected KIND/NAMESPACE/NAME with a namespace and a name, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
     ['secret/ci/', 'explain "secret/ci/": expected KIND/NAMESPACE/NAME with a namespace and a name, such as tekton-resource-gc explain pvc/ci/pvc-3f5a0c9e1b'],
