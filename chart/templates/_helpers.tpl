@@ -191,13 +191,13 @@ renders exactly as it did before they existed (its CronJob unchanged by an upgra
 {{- define "tekton-resource-gc.argumentFlags" -}}
 collect: collect
 pvcFinalizer: pvc-finalizer
+prunerConfig: pruner-config
 keep: keep
 keepSuccessful: keep-successful
 keepFailed: keep-failed
 runTtl: run-ttl
 groupBy: group-by
 requireResultsStored: require-results-stored
-prunerConfig: pruner-config
 maxDeletionsPerKind: max-deletions-per-kind
 {{- end }}
 

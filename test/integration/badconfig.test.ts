@@ -80,7 +80,7 @@ const FLAG_CASES: BadCase[] = [
   { what: 'a cap per kind for a collector that does not exist', argv: ['--max-deletions-per-kind', 'pvcs=5'], names: '--max-deletions-per-kind', shows: /COLLECTOR one of pipelineresources, .*such as workspace-pvcs=200,pac-secrets=500/ },
   { what: 'a cap per kind that is not a number', argv: ['--collect', 'workspace-pvcs'], env: { TRGC_MAX_DELETIONS_PER_KIND: 'workspace-pvcs=lots' }, names: 'TRGC_MAX_DELETIONS_PER_KIND', shows: /N a whole number of 0 or more, such as workspace-pvcs=200/ },
   { what: 'a cap per kind for a collector that is off', argv: ['--max-deletions-per-kind', 'pac-secrets=5'], names: '--max-deletions-per-kind', shows: /pac-secrets is not collected \(--collect pipelineresources\); add it, such as --collect pipelineresources,pac-secrets/ },
-  { what: 'explain with a kind it does not know', argv: ['explain', 'pod/ci/build-pod'], names: 'explain "pod/ci/build-pod"', shows: /KIND one of pipelineresource, statefulset, secret, pvc, resolutionrequest, such as tekton-resource-gc explain pvc\/ci\/pvc-3f5a0c9e1b/ },
+  { what: 'explain with a kind it does not know', argv: ['explain', 'pod/ci/build-pod'], names: 'explain "pod/ci/build-pod"', shows: /KIND one of pipelineresource, statefulset, secret, pvc, resolutionrequest, pipelinerun, taskrun, such as tekton-resource-gc explain pvc\/ci\/pvc-3f5a0c9e1b/ },
   { what: 'a deletion cap with an exponent', argv: [], env: { TRGC_MAX_DELETIONS: '1e3' }, names: 'TRGC_MAX_DELETIONS', shows: /such as 1000/ },
   { what: 'a rate of zero', argv: ['--qps', '0'], names: '--qps', shows: /such as 20 or 2\.5/ },
   { what: 'a rate in words', argv: [], env: { TRGC_QPS: 'fast' }, names: 'TRGC_QPS', shows: /such as 20/ },
