@@ -933,17 +933,33 @@ describe('values reach the collector', () => {
     assert.deepEqual(names, expected);
     // Those, set away from their defaults, as flags after the command.
     const container = containerOf(
-      await render('gc', 'trgc-system', { collect: ['pipelineresources', 'workspace-pvcs'], pvcFinalizer: 'purge', prunerConfig: 'tekton-pipelines', maxDeletionsPerKind: { 'workspace-pvcs': 10 } }),
+      await render('gc', 'trgc-system', {
+        collect: ['pipelineresources', 'workspace-pvcs', 'pipelineruns'],
+        pvcFinalizer: 'purge',
+        prunerConfig: 'tekton-pipelines',
+        keep: 3,
+        keepSuccessful: 4,
+        keepFailed: 2,
+        runTtl: '240h',
+        groupBy: 'app',
+        requireResultsStored: true,
+        maxDeletionsPerKind: { 'workspace-pvcs': 10 },
+      }),
     );
     assert.deepEqual(
-      (container.args ?? []).slice(1).map((arg) => /^--([a-z-]+)=/.exec(arg)?.[1]),
-      [...FLAGS_AS_ARGS],
+      // In any order (the CLI reads flags in any order); a boolean flag bare, the others with `=`.
+      (container.args ?? [])
+        .slice(1)
+        .map((arg) => /^--([a-z-]+)(=|$)/.exec(arg)?.[1])
+        .sort(),
+      [...FLAGS_AS_ARGS].sort(),
     );
   });
 
   test("the collector's parser reads the defaults' container as a dry run with the collector's defaults", async () => {
     assert.deepEqual(configOf(containerOf(await render('gc', 'trgc-system'))), {
       dryRun: true,
+      requireResultsStored: false,
       namespaces: [],
       excludeNamespaces: [],
       selector: '',
@@ -996,6 +1012,7 @@ describe('values reach the collector', () => {
     };
     assert.deepEqual(configOf(containerOf(await render('gc', 'trgc-system', values))), {
       dryRun: false,
+      requireResultsStored: false,
       namespaces: ['team-a', 'team-b'],
       excludeNamespaces: ['team-b'],
       selector: 'app.kubernetes.io/part-of=ci,tier notin (cache)',
