@@ -199,6 +199,7 @@ runTtl: run-ttl
 groupBy: group-by
 requireResultsStored: require-results-stored
 maxDeletionsPerKind: max-deletions-per-kind
+maxCascadeDeletions: max-cascade-deletions
 {{- end }}
 
 {{/*
@@ -225,7 +226,8 @@ exponent (Helm reads 1000000 as a float that prints as 1e+06), anything else as 
 {{- end }}
 
 {{/*
-The collector's flags for collect, pvcFinalizer, prunerConfig and maxDeletionsPerKind, as
+The collector's flags for collect, pvcFinalizer, prunerConfig, maxDeletionsPerKind, the runs'
+settings and maxCascadeDeletions, as
 JSON: none at their defaults; `--collect=a,b` in the order given, `--pvc-finalizer=purge`,
 `--pruner-config=NAMESPACE`, and one `--max-deletions-per-kind=COLLECTOR=N` per cap in
 the collectors' order. Refuses, in one
@@ -266,6 +268,13 @@ collector that is off (the schema refuses unknown names and values).
 {{- end }}
 {{- $flags = append $flags (printf "--%s=%s" (index $pair 1) $value) }}
 {{- end }}
+{{- end }}
+{{- $cascadeCap := include "tekton-resource-gc.settingText" .Values.maxCascadeDeletions }}
+{{- if ne $cascadeCap "20000" }}
+{{- if not $runs }}
+{{- fail (printf "maxCascadeDeletions: %s caps what goes with runs, which collect (%s) does not name; add pipelineruns or taskruns, such as --set 'collect={%s}'" $cascadeCap (join ", " $collect) (join "," (append $collect "pipelineruns"))) }}
+{{- end }}
+{{- $flags = append $flags (printf "--max-cascade-deletions=%s" $cascadeCap) }}
 {{- end }}
 {{- if .Values.requireResultsStored }}
 {{- if not $runs }}

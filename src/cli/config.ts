@@ -256,7 +256,7 @@ export function collectsRuns(collect: readonly CollectorName[]): boolean {
 }
 
 /** The runs' flags: each only with a run collector on. */
-const RUN_POLICY_FLAGS: readonly FlagName[] = ['keep', 'keep-successful', 'keep-failed', 'run-ttl', 'group-by', 'require-results-stored'];
+const RUN_POLICY_FLAGS: readonly FlagName[] = ['keep', 'keep-successful', 'keep-failed', 'run-ttl', 'group-by', 'require-results-stored', 'max-cascade-deletions'];
 
 /**
  * The runs' flags only with a run collector; and until plans cover runs and the run listing

@@ -67,6 +67,8 @@ export interface ConfigValues {
   maxDeletions: number;
   /** Abort the whole pass when more of one collector's targets would be deleted; absent when no collector has a cap. */
   maxDeletionsPerKind?: Partial<Record<CollectorName, number>>;
+  /** Abort the whole pass when more objects would go with the runs it deletes (their cascade). */
+  maxCascadeDeletions: number;
   /** Stop the delete phase after this many deletes in a row failed with the same status and reason; 0: never. */
   maxConsecutiveFailures: number;
   qps: number;
@@ -192,6 +194,8 @@ export const MAX_REQUEST_TIMEOUT_MS = HOUR_MS;
  * gives the container (harness/chart-flags.ts). Defaults: `min-age` and `page-size` are the
  * contract's (docs/spec.md). `max-deletions` 1000: above a night of per-commit resources on a busy CI
  * cluster, far below "every resource in the cluster" after a mistake in scope or in the rules.
+ * `max-cascade-deletions` 20000: twenty objects for each of those 1000 runs (a PipelineRun of
+ * a few tasks brings a TaskRun and a Pod per task, and a claim or a Secret).
  * `qps` 20 with `concurrency` 4 deletes 1000 targets in under a minute while holding 4 of the
  * API server's default 200 mutating requests in flight.
  */
@@ -435,6 +439,21 @@ export const FLAGS = {
     ],
     example: '--max-deletions-per-kind workspace-pvcs=200',
     chart: { value: 'maxDeletionsPerKind', as: 'arg' },
+    commands: PASS,
+  }),
+  'max-cascade-deletions': flag({
+    kind: 'value',
+    key: 'maxCascadeDeletions',
+    default: 20000,
+    read: (from) => from.one(integerParser(0, Number.MAX_SAFE_INTEGER, 20000)),
+    value: 'N',
+    help: [
+      'pipelineruns, taskruns: the same guard for what goes with the runs a pass deletes',
+      '(their TaskRuns, Pods and owned leftovers, as the report\'s cascade counts them), counted',
+      'apart from --max-deletions, which counts the runs. Only with a run collector.',
+    ],
+    example: '--max-cascade-deletions 5000',
+    chart: { value: 'maxCascadeDeletions', as: 'arg' },
     commands: PASS,
   }),
   'max-consecutive-failures': flag({

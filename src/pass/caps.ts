@@ -1,6 +1,6 @@
 /**
- * The deletion caps of a live pass (--max-deletions, --max-deletions-per-kind): how many of a
- * pass's candidates count, and which cap they exceed. Pure: the pass stops before its first
+ * The deletion caps of a live pass (--max-deletions, --max-deletions-per-kind,
+ * --max-cascade-deletions): how many of a pass's candidates count, and which cap they exceed. Pure: the pass stops before its first
  * delete when one is exceeded (nothing deleted, every candidate aborted, exit 3).
  */
 import { collectorOf, type CollectorName } from '../core/collectors.js';
@@ -9,6 +9,8 @@ import type { Decision } from '../core/types.js';
 export interface Caps {
   maxDeletions: number;
   maxDeletionsPerKind?: Partial<Record<CollectorName, number>>;
+  /** What may go with the runs deleted, counted apart from the runs themselves. */
+  maxCascadeDeletions: number;
   pvcFinalizer: 'keep' | 'purge';
 }
 
@@ -29,6 +31,8 @@ export interface CapBreach {
   count: number;
   /** The collector of a per-kind cap. */
   collector?: CollectorName;
+  /** The cascade's cap: `count` is of the objects that go with the runs, not of candidates. */
+  cascade?: true;
 }
 
 /** Every cap the counted candidates exceed: the pass-wide one first, then each collector's, in the order given. */
@@ -45,11 +49,27 @@ export function capBreaches(candidates: readonly Decision[], caps: Caps): CapBre
     const count = perKind.get(collector) ?? 0;
     if (count > limit) breaches.push({ flag: `--max-deletions-per-kind ${collector}=${limit}`, limit, count, collector });
   }
+  const cascade = cascadeCount(counted);
+  if (cascade > caps.maxCascadeDeletions) breaches.push({ flag: `--max-cascade-deletions ${caps.maxCascadeDeletions}`, limit: caps.maxCascadeDeletions, count: cascade, cascade: true });
   return breaches;
+}
+
+/**
+ * The objects that go with the candidate runs, as their decisions count them (core/cascade.ts
+ * counts each object once, with one run). A target that goes with a run and is a candidate of
+ * its own collector too is in both counts: the cascade cap bounds what the garbage collector
+ * deletes after the runs go, whoever else asked for it.
+ */
+export function cascadeCount(candidates: readonly Decision[]): number {
+  let count = 0;
+  for (const decision of candidates) {
+    for (const objects of Object.values(decision.cascade?.objects ?? {})) count += objects;
+  }
+  return count;
 }
 
 /** `the plan deletes 1200 targets, more than --max-deletions 1000`: what a breach stopped, in a report's words. */
 export function breachText(breach: CapBreach): string {
-  const what = breach.collector === undefined ? `${breach.count} targets` : `${breach.count} targets of ${breach.collector}`;
+  const what = breach.cascade === true ? `${breach.count} objects with its runs` : breach.collector === undefined ? `${breach.count} targets` : `${breach.count} targets of ${breach.collector}`;
   return `${what}, more than ${breach.flag}`;
 }

@@ -1,4 +1,4 @@
-import { breachText, capBreaches } from './caps.js';
+import { breachText, capBreaches, type CapBreach } from './caps.js';
 import { COLLECTORS, DEFAULT_COLLECTORS, collectorOf, isCollectorName, type Collector } from '../core/collectors.js';
 import { SharedStrings, type RunTargetReading } from '../core/runtargets.js';
 import { RunChildren, type TaskRunReading } from '../core/cascade.js';
@@ -242,14 +242,25 @@ async function chooseCandidates(pass: Pass, apis: ServedApis, decided: { decisio
 async function dryRunEnding(pass: Pass, decided: { decidedAt: Date; runsRead: number }, chosen: Chosen): Promise<Ending> {
   const { config, deps, plans } = pass;
   for (const breach of capBreaches(chosen.candidates, config)) {
-    const what = breach.collector === undefined ? `its ${breach.count} candidates are` : `its ${breach.count} candidates of ${breach.collector} are`;
+    const what =
+      breach.cascade === true
+        ? `the ${breach.count} objects that would go with its runs are`
+        : breach.collector === undefined
+          ? `its ${breach.count} candidates are`
+          : `its ${breach.count} candidates of ${breach.collector} are`;
     const warning = `a live pass with these settings would delete nothing and exit 3: ${what} more than ${breach.flag}`;
     pass.warnings.push(warning);
-    deps.log.warn(breach.collector === undefined ? { candidates: breach.count, maxDeletions: breach.limit } : { candidates: breach.count, collector: breach.collector, maxDeletions: breach.limit }, warning);
+    deps.log.warn(breachLog(breach), warning);
   }
   await recordEvents(deps, chosen.candidates.map((decision) => ({ decision, result: 'would-delete' as const })));
   const plan = plans.write === undefined ? undefined : buildPlan({ decisions: chosen.decisions, settings: planSettings(pass.settings), cluster: plans.write.cluster, createdAt: decided.decidedAt });
   return { kind: 'ended', exitCode: EXIT_OK, runs: decided.runsRead, decisions: chosen.decisions, results: chosen.known, ...(plan !== undefined && { plan }) };
+}
+
+/** A breach's log fields: the count and the limit under the name of the cap. */
+function breachLog(breach: CapBreach): Record<string, unknown> {
+  if (breach.cascade === true) return { cascade: breach.count, maxCascadeDeletions: breach.limit };
+  return breach.collector === undefined ? { candidates: breach.count, maxDeletions: breach.limit } : { candidates: breach.count, collector: breach.collector, maxDeletions: breach.limit };
 }
 
 /** A cap the candidates exceed ends the pass before its first delete, every candidate aborted. */
@@ -259,7 +270,7 @@ function capsExceeded(pass: Pass, chosen: Chosen, runs: number): Ending | undefi
   if (firstBreach === undefined) return undefined;
   // Each cap counts a DELETE, or the finalizer removal of a claim already Terminating (caps.ts).
   const message = `the plan deletes ${breaches.map(breachText).join(', and ')}: nothing was deleted`;
-  pass.deps.log.error(breaches.length === 1 && firstBreach.collector === undefined ? { candidates: firstBreach.count, maxDeletions: firstBreach.limit } : { breaches }, message);
+  pass.deps.log.error(breaches.length === 1 ? breachLog(firstBreach) : { breaches }, message);
   return { kind: 'ended', exitCode: EXIT_PARTIAL, runs, decisions: chosen.decisions, results: allAborted(chosen), errors: [message] };
 }
 

@@ -113,4 +113,40 @@ describe('what goes with a run, on a bare kube-apiserver', () => {
     // The TaskRuns are the garbage collector's to delete, and none runs here.
     assert.deepEqual(await names(namespace, 'taskruns'), ['child-running-a', 'goes-a', 'goes-b']);
   });
+
+  test('--max-cascade-deletions counts what goes with the runs apart from the runs: over it, nothing is deleted', async () => {
+    const namespace = 'cascade-cap';
+    await server.seed.namespace(namespace);
+    const done = (hours: number): RunStatusSpec => ({ state: 'succeeded', finishedAt: hoursAgo(hours) });
+    await run(namespace, 'PipelineRun', 'newest', done(1));
+    for (const [name, hours] of [['old-a', 5], ['old-b', 6]] as const) {
+      const parent = await run(namespace, 'PipelineRun', name, done(hours));
+      await run(namespace, 'TaskRun', `${name}-build`, done(hours), parent);
+      await run(namespace, 'TaskRun', `${name}-test`, done(hours), parent);
+    }
+    // Two runs go, and with them 2 TaskRuns and their 2 Pods each: 8 objects, 2 deletions.
+    const args = ['--namespace', namespace, '--min-age', '0s', '--collect', 'pipelineruns', '--keep', '1', '--max-deletions', '2'];
+
+    const dry = await passInProcess(server.controlPlane.kubeConfig(), [...args, '--max-cascade-deletions', '7', '--dry-run']);
+    assert.equal(dry.outcome.exitCode, 0, JSON.stringify(dry.outcome.report.errors));
+    assert.deepEqual(dry.outcome.report.summary.cascade?.objects, { TaskRun: 4, Pod: 4 });
+    assert.deepEqual(dry.outcome.report.warnings?.filter((warning) => !warning.startsWith('--min-age 0s')), [
+      'a live pass with these settings would delete nothing and exit 3: the 8 objects that would go with its runs are more than --max-cascade-deletions 7',
+    ]);
+
+    const stopped = await passInProcess(server.controlPlane.kubeConfig(), [...args, '--max-cascade-deletions', '7']);
+    assert.equal(stopped.outcome.exitCode, 3);
+    assert.deepEqual(stopped.outcome.report.errors, ['the plan deletes 8 objects with its runs, more than --max-cascade-deletions 7: nothing was deleted']);
+    assert.deepEqual(results(stopped.outcome.report), {
+      'PipelineRun newest': 'history-kept kept',
+      'PipelineRun old-a': 'history-exceeded aborted',
+      'PipelineRun old-b': 'history-exceeded aborted',
+    });
+    assert.deepEqual(await names(namespace, 'pipelineruns'), ['newest', 'old-a', 'old-b']);
+
+    // At the cap, not over it: the pass goes ahead.
+    const live = await passInProcess(server.controlPlane.kubeConfig(), [...args, '--max-cascade-deletions', '8']);
+    assert.equal(live.outcome.exitCode, 0, JSON.stringify(live.outcome.report.errors));
+    assert.deepEqual(await names(namespace, 'pipelineruns'), ['newest']);
+  });
 });

@@ -944,6 +944,7 @@ describe('values reach the collector', () => {
         groupBy: 'app',
         requireResultsStored: true,
         maxDeletionsPerKind: { 'workspace-pvcs': 10 },
+        maxCascadeDeletions: 5000,
       }),
     );
     assert.deepEqual(
@@ -966,6 +967,7 @@ describe('values reach the collector', () => {
       minAgeMs: 3_600_000,
       labelPrefix: 'tekton-resource-gc.io',
       maxDeletions: 1000,
+      maxCascadeDeletions: 20000,
       maxConsecutiveFailures: 5,
       qps: 20,
       concurrency: 4,
@@ -1020,6 +1022,7 @@ describe('values reach the collector', () => {
       retainFor: { kind: 'duration', ms: 7 * 86_400_000, text: '7d' },
       labelPrefix: 'gc.example.com',
       maxDeletions: 2000000,
+      maxCascadeDeletions: 20000,
       qps: 2.5,
       concurrency: 8,
       pageSize: 250,

@@ -303,6 +303,11 @@ describe('bad collector values fail the render, each in one line that says what 
       line: /keep: 3 applies to runs, which collect \(pipelineresources\) does not name; add pipelineruns or taskruns, such as --set 'collect=\{pipelineresources,pipelineruns\}'$/,
     },
     {
+      why: 'a cap on the cascade without a run collector',
+      values: { maxCascadeDeletions: 500 },
+      line: /maxCascadeDeletions: 500 caps what goes with runs, which collect \(pipelineresources\) does not name; add pipelineruns or taskruns, such as --set 'collect=\{pipelineresources,pipelineruns\}'$/,
+    },
+    {
       why: 'a selector with a run collector (its groups are whole)',
       values: { collect: ['pipelineruns'], selector: 'app=ci' },
       line: /selector: app=ci does not apply to pipelineruns yet \(a run's history is its whole group's\); leave selector empty, or collect runs in a release of their own$/,

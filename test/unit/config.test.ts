@@ -39,6 +39,7 @@ describe('parseConfig: defaults', () => {
       minAgeMs: HOUR,
       labelPrefix: 'tekton-resource-gc.io',
       maxDeletions: 1000,
+      maxCascadeDeletions: 20000,
       maxConsecutiveFailures: 5,
       qps: 20,
       concurrency: 4,
@@ -170,6 +171,8 @@ const VALID: ValidRow[] = [
   },
   { flag: 'group-by', argv: [], env: { TRGC_COLLECT: 'pipelineruns', TRGC_GROUP_BY: 'app' }, expect: { collect: ['pipelineruns'], groupBy: 'app' } },
   { flag: 'require-results-stored', argv: ['--collect', 'pipelineruns', '--require-results-stored'], expect: { collect: ['pipelineruns'], requireResultsStored: true } },
+  { flag: 'max-cascade-deletions', argv: ['--collect', 'pipelineruns', '--max-cascade-deletions', '500'], expect: { collect: ['pipelineruns'], maxCascadeDeletions: 500 } },
+  { flag: 'max-cascade-deletions', argv: [], env: { TRGC_COLLECT: 'taskruns', TRGC_MAX_CASCADE_DELETIONS: '0' }, expect: { collect: ['taskruns'], maxCascadeDeletions: 0 } },
   // false asks nothing of runs: allowed without a run collector.
   { flag: 'require-results-stored', argv: [], env: { TRGC_REQUIRE_RESULTS_STORED: 'false' }, expect: { requireResultsStored: false } },
   // A DNS subdomain with several parts.
@@ -503,6 +506,8 @@ const INVALID: InvalidRow[] = [
   { flag: 'run-ttl', argv: ['--collect', 'taskruns', '--run-ttl', '7days'], message: '--run-ttl "7days": expected a duration such as 12h, 7d, P7D or forever' },
   { flag: 'group-by', argv: ['--collect', 'pipelineruns', '--group-by', 'a b'], message: '--group-by "a b": expected a label key ([prefix/]name, the name at most 63 letters, digits, -, _ or .) such as pipelinesascode.tekton.dev/original-prname' },
   { flag: 'require-results-stored', argv: ['--require-results-stored'], message: '--require-results-stored: applies only to runs, with --collect pipelineruns or taskruns, such as --collect pipelineresources,pipelineruns --require-results-stored' },
+  { flag: 'max-cascade-deletions', argv: ['--max-cascade-deletions', '500'], message: '--max-cascade-deletions: applies only to runs, with --collect pipelineruns or taskruns, such as --collect pipelineresources,pipelineruns --max-cascade-deletions 5000' },
+  { flag: 'max-cascade-deletions', argv: ['--collect', 'pipelineruns', '--max-cascade-deletions', 'lots'], message: '--max-cascade-deletions "lots": expected a whole number of 0 or more, such as 20000' },
   // Until plans and selectors cover runs, a run collector refuses them.
   {
     flag: 'selector',

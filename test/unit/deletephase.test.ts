@@ -19,7 +19,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Breaker, describeFailureKind } from '../../src/pass/breaker.js';
-import { capBreaches, countedCandidates } from '../../src/pass/caps.js';
+import { breachText, capBreaches, cascadeCount, countedCandidates } from '../../src/pass/caps.js';
 import { decide } from '../../src/core/decide.js';
 import type { ClusterView, Decision, PodRecord, RunRecord, StatefulSetRecord, TargetRecord } from '../../src/core/types.js';
 import { decideBounded } from '../../src/pass/decisions.js';
@@ -878,15 +878,15 @@ describe('caps', () => {
   });
 
   it('six deletable claims over workspace-pvcs=5: that cap, and only it, is exceeded', () => {
-    assert.deepEqual(capBreaches(six, { maxDeletions: 1000, maxDeletionsPerKind: { 'workspace-pvcs': 5, 'pac-secrets': 0 }, pvcFinalizer: 'keep' }), [
+    assert.deepEqual(capBreaches(six, { maxDeletions: 1000, maxDeletionsPerKind: { 'workspace-pvcs': 5, 'pac-secrets': 0 }, maxCascadeDeletions: 20000, pvcFinalizer: 'keep' }), [
       { flag: '--max-deletions-per-kind workspace-pvcs=5', limit: 5, count: 6, collector: 'workspace-pvcs' },
     ]);
-    assert.deepEqual(capBreaches(six, { maxDeletions: 1000, maxDeletionsPerKind: { 'workspace-pvcs': 6 }, pvcFinalizer: 'keep' }), []);
+    assert.deepEqual(capBreaches(six, { maxDeletions: 1000, maxDeletionsPerKind: { 'workspace-pvcs': 6 }, maxCascadeDeletions: 20000, pvcFinalizer: 'keep' }), []);
   });
 
   it('--max-deletions counts every collector, and both caps may be exceeded at once', () => {
     const all = [...six, ...decisionsOf([pacSecret('pac-gitauth-x', PR)])];
-    assert.deepEqual(capBreaches(all, { maxDeletions: 6, maxDeletionsPerKind: { 'pac-secrets': 0 }, pvcFinalizer: 'keep' }), [
+    assert.deepEqual(capBreaches(all, { maxDeletions: 6, maxDeletionsPerKind: { 'pac-secrets': 0 }, maxCascadeDeletions: 20000, pvcFinalizer: 'keep' }), [
       { flag: '--max-deletions 6', limit: 6, count: 7 },
       { flag: '--max-deletions-per-kind pac-secrets=0', limit: 0, count: 1, collector: 'pac-secrets' },
     ]);
@@ -894,7 +894,25 @@ describe('caps', () => {
 
   it('already-Terminating claims in keep mode do not count against a cap', () => {
     const waiting = decisionsOf(Array.from({ length: 6 }, (_, index) => claim(`pvc-${index}`, PR, terminating)));
-    assert.deepEqual(capBreaches(waiting, { maxDeletions: 0, maxDeletionsPerKind: { 'workspace-pvcs': 0 }, pvcFinalizer: 'keep' }), []);
-    assert.equal(capBreaches(waiting, { maxDeletions: 0, pvcFinalizer: 'purge' }).length, 1);
+    assert.deepEqual(capBreaches(waiting, { maxDeletions: 0, maxDeletionsPerKind: { 'workspace-pvcs': 0 }, maxCascadeDeletions: 20000, pvcFinalizer: 'keep' }), []);
+    assert.equal(capBreaches(waiting, { maxDeletions: 0, maxCascadeDeletions: 20000, pvcFinalizer: 'purge' }).length, 1);
+  });
+
+  it('--max-cascade-deletions counts what goes with the candidates, apart from the candidates themselves', () => {
+    // Two runs' decisions as core/cascade.ts counts them: 3 + 4 objects go with them.
+    const [first, second] = six;
+    assert.ok(first !== undefined && second !== undefined);
+    const withCascades = [
+      { ...first, cascade: { objects: { TaskRun: 1, Pod: 1, PersistentVolumeClaim: 1 }, bytes: 1024 } },
+      { ...second, cascade: { objects: { TaskRun: 2, Pod: 2 } } },
+    ];
+    assert.equal(cascadeCount(withCascades), 7);
+    assert.deepEqual(capBreaches(withCascades, { maxDeletions: 2, maxCascadeDeletions: 6, pvcFinalizer: 'keep' }), [
+      { flag: '--max-cascade-deletions 6', limit: 6, count: 7, cascade: true },
+    ]);
+    assert.deepEqual(capBreaches(withCascades, { maxDeletions: 2, maxCascadeDeletions: 7, pvcFinalizer: 'keep' }), []);
+    // A leftover's own decision carries no cascade.
+    assert.equal(cascadeCount(six), 0);
+    assert.equal(breachText({ flag: '--max-cascade-deletions 6', limit: 6, count: 7, cascade: true }), '7 objects with its runs, more than --max-cascade-deletions 6');
   });
 });
