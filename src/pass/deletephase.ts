@@ -199,8 +199,9 @@ export function holderNamespaces(decisions: readonly Decision[]): { pods: string
  */
 export function redecide(policy: Policy, view: ClusterView, decisions: readonly Decision[], now: Date, only?: ReadonlySet<string>): Decision[] {
   // A target the phase may not delete is decided on as what it is to the others, a holder: a
-  // StatefulSet outside `only` survives the pass, so it still holds the claims it names.
-  const acted = only === undefined ? view : { ...view, targets: view.targets.filter((target) => only.has(target.uid)) };
+  // StatefulSet outside `only` survives the pass, so it still holds the claims it names. A run
+  // stays whatever `only` says: its place in its group's history counts every run of the group.
+  const acted = only === undefined ? view : { ...view, targets: view.targets.filter((target) => only.has(target.uid) || target.run !== undefined) };
   const again = new Map(decideBounded(acted, policy, now).map((decision) => [decision.target.uid, decision]));
   return decisions.map((decision) => {
     const latest = again.get(decision.target.uid);

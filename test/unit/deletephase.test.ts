@@ -579,6 +579,30 @@ describe('redecide', () => {
     const again = redecide(POLICY_NOW, view([]), kept, NOW);
     assert.deepEqual(again, kept);
   });
+
+  it('under apply (`only`), a run is ranked among its whole group, not among the runs it may delete', () => {
+    const finished = (name: string, hoursAgo: number): TargetRecord => ({
+      kind: 'PipelineRun',
+      namespace: 'ci',
+      name,
+      uid: `uid-${name}`,
+      resourceVersion: '1',
+      createdAt: new Date(NOW.getTime() - (hoursAgo + 1) * 3_600_000).toISOString(),
+      labels: { 'tekton.dev/pipeline': 'build' },
+      annotations: {},
+      ownerReferences: [],
+      run: { state: 'succeeded', finishedAt: new Date(NOW.getTime() - hoursAgo * 3_600_000).toISOString() },
+    });
+    const policy = { ...POLICY_NOW, runs: { keepSuccessful: 1, requireResultsStored: false } };
+    const runView: ClusterView = { targets: [finished('newest', 1), finished('older', 2)], runs: [], namespaces: new Map() };
+    const decided = decide(runView, policy, NOW);
+    // Only `older` may go (the plan's one entry); `newest` still holds the one place.
+    const again = redecide(policy, runView, decided, NOW, new Set(['uid-older']));
+    assert.deepEqual(
+      again.map((decision) => `${decision.target.name} ${decision.reason}`),
+      ['newest history-kept', 'older history-exceeded'],
+    );
+  });
 });
 
 describe('refreshView', () => {
