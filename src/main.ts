@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { ConfigError, parseConfig, passSettings, settingOrigin, type Config, type FlagName, type PassSettings, type TargetName } from './cli/config.js';
+import { ConfigError, parseConfig, passSettings, runPolicy, settingOrigin, type Config, type FlagName, type PassSettings, type TargetName } from './cli/config.js';
 import { COLLECTORS } from './core/collectors.js';
 import { formatRetentionDuration } from './core/retention.js';
 import { escapeControls } from './text/escape.js';
@@ -105,11 +105,29 @@ const DECISION_SETTINGS = {
   'label-prefix': (pass) => pass.policy.labelPrefix,
   'min-age': (pass) => `${pass.policy.minAgeMs / 1000}s`,
   'retain-for': (pass) => (pass.policy.retainFor === undefined ? '(none)' : formatRetentionDuration(pass.policy.retainFor)),
+  // The runs' policy as it decides: --keep 3 agrees with a plan of --keep-successful 3 --keep-failed 3.
+  keep: (pass) => {
+    const successful = limitText(pass.policy.runs?.keepSuccessful);
+    const failed = limitText(pass.policy.runs?.keepFailed);
+    return successful === failed ? successful : `(successful ${successful}, failed ${failed})`;
+  },
+  'keep-successful': (pass) => limitText(pass.policy.runs?.keepSuccessful),
+  'keep-failed': (pass) => limitText(pass.policy.runs?.keepFailed),
+  'run-ttl': (pass) => (pass.policy.runs?.ttl === undefined ? '(none)' : formatRetentionDuration(pass.policy.runs.ttl)),
+  'group-by': (pass) => pass.policy.runs?.groupBy ?? '(none)',
+  'require-results-stored': (pass) => String(pass.policy.runs?.requireResultsStored ?? false),
+  'pruner-config': (pass) => pass.prunerConfig ?? '(none)',
 } satisfies { [F in FlagName]?: (pass: PassSettings) => string };
+
+function limitText(limit: number | undefined): string {
+  return limit === undefined ? '(none)' : String(limit);
+}
 
 /** What an apply decides with: the plan's scope and rules; one of them given otherwise is refused. */
 function planSettingsChecked(config: Config, plan: Plan): PassSettings {
-  const given = passSettings(config);
+  // The runs' flags given are compared whatever apply's own --collect: the plan's collectors decide.
+  const flagged = passSettings(config);
+  const given: PassSettings = { ...flagged, policy: { ...flagged.policy, runs: runPolicy(config) } };
   const planned = planPassSettings(plan.settings);
   for (const [flag, text] of Object.entries(DECISION_SETTINGS) as [keyof typeof DECISION_SETTINGS, (pass: PassSettings) => string][]) {
     const origin = settingOrigin(config, flag);

@@ -285,9 +285,6 @@ collector that is off (the schema refuses unknown names and values).
 {{- if and $runs .Values.selector }}
 {{- fail (printf "selector: %s does not apply to %s yet (a run's history is its whole group's); leave selector empty, or collect runs in a release of their own" .Values.selector (join " and " $runs)) }}
 {{- end }}
-{{- if and $runs .Values.planConfigMap }}
-{{- fail (printf "planConfigMap: %s: plans do not cover %s yet; leave planConfigMap empty, or collect runs in a release of their own" .Values.planConfigMap (join " and " $runs)) }}
-{{- end }}
 {{- toJson $flags }}
 {{- end }}
 

@@ -125,7 +125,7 @@ function applyInvocation(given: ReadonlyMap<FlagName, string[]>, operands: reado
   notTaken('apply', given);
   const [planFile] = operands;
   if (planFile === undefined || planFile === '') throw new ConfigError(`apply needs the plan file a dry run wrote with --plan-file, such as ${APPLY_EXAMPLE}`);
-  const config = toConfig(new Settings(sourcesOf('apply', given, env)));
+  const config = toConfig(new Settings(sourcesOf('apply', given, env)), undefined, true);
   return { kind: 'apply', config, planFile };
 }
 
@@ -182,9 +182,10 @@ function sourceOf(flag: FlagName, given: ReadonlyMap<FlagName, string[]>, env: R
 /**
  * Every setting from its flag's row: the value given, else the default, else left out; then
  * the rules between flags. `explained`: the collector of the target explain decides for,
- * which is then the one collector (explain takes no --collect).
+ * which is then the one collector (explain takes no --collect). `applying`: apply's, whose
+ * collectors are its plan's, so a run flag is not refused for want of a run collector here.
  */
-function toConfig(settings: Settings, explained?: CollectorName): Config {
+function toConfig(settings: Settings, explained?: CollectorName, applying = false): Config {
   const config: Partial<Record<keyof ConfigValues, unknown>> = {};
   for (const flag of FLAG_NAMES) {
     const spec = flagSpec(flag);
@@ -194,7 +195,7 @@ function toConfig(settings: Settings, explained?: CollectorName): Config {
   if (explained !== undefined) config.collect = [explained];
   // Each row's read gives its key's type (FlagSpec), and every setting without a `?` has a default.
   const built = config as Config;
-  checkBetweenFlags(built, settings, explained !== undefined);
+  checkBetweenFlags(built, settings, explained !== undefined, applying);
   const origins = settings.origins();
   if (Object.keys(origins).length > 0) built.origins = origins;
   return built;
@@ -208,6 +209,8 @@ export interface PassSettings {
   scope: Scope;
   policy: Policy;
   collect: readonly CollectorName[];
+  /** --pruner-config: where tektoncd/pruner's global ConfigMap is, read before anything is listed (its policies join `policy.runs`). */
+  prunerConfig?: string;
 }
 
 export function passSettings(config: Config): PassSettings {
@@ -225,6 +228,7 @@ export function passSettings(config: Config): PassSettings {
       ...(collectsRuns(config.collect) && { runs: runPolicy(config) }),
     },
     collect: config.collect,
+    ...(config.prunerConfig !== undefined && { prunerConfig: config.prunerConfig }),
   };
 }
 
@@ -259,25 +263,23 @@ export function collectsRuns(collect: readonly CollectorName[]): boolean {
 const RUN_POLICY_FLAGS: readonly FlagName[] = ['keep', 'keep-successful', 'keep-failed', 'run-ttl', 'group-by', 'require-results-stored', 'max-cascade-deletions'];
 
 /**
- * The runs' flags only with a run collector; and until plans cover runs and the run listing
- * honours --selector (runs are listed whole, for the graph and for their groups' history), a
- * run collector refuses both rather than ignore them.
+ * The runs' flags only with a run collector; and until the run listing honours --selector
+ * (runs are listed whole, for the graph and for their groups' history), a run collector
+ * refuses it rather than ignore it.
  */
-function checkRunFlags(config: Config, settings: Settings, explaining: boolean): void {
+function checkRunFlags(config: Config, settings: Settings, explaining: boolean, applying: boolean): void {
   const runs = runCollectors(config.collect);
+  // apply decides with its plan's collectors: a run flag given is compared with the plan's once it is read (main.ts).
   if (runs.length === 0) {
     // --require-results-stored=false, or its variable set false, asks nothing of runs.
     const given = RUN_POLICY_FLAGS.find((flag) => settings.has(flag) && (flag !== 'require-results-stored' || config.requireResultsStored));
-    if (given === undefined) return;
+    if (given === undefined || applying) return;
     if (explaining) throw new ConfigError(`${settings.origin(given)}: applies only to runs, explained as pipelinerun/NAMESPACE/NAME or taskrun/NAMESPACE/NAME, such as ${EXPLAIN_RUN_EXAMPLE} ${FLAGS[given].example}`);
     throw new ConfigError(`${settings.origin(given)}: applies only to runs, with --collect pipelineruns or taskruns, such as --collect ${[...config.collect, 'pipelineruns'].join(',')} ${FLAGS[given].example}`);
   }
   if (config.selector !== '') {
     const instead = explaining ? 'leave --selector out: explain decides a run as a pass does, which refuses it' : 'leave --selector out, or collect runs in a pass of their own';
     throw new ConfigError(`${settings.origin('selector')} ${quote(config.selector)}: does not apply to ${runs.join(' and ')} yet (a run's history is its whole group's); ${instead}`);
-  }
-  if (config.planFile !== undefined) {
-    throw new ConfigError(`${settings.origin('plan-file')}: plans do not cover ${runs.join(' and ')} yet; leave --plan-file out, or collect runs in a pass of their own`);
   }
 }
 
@@ -291,7 +293,7 @@ export function settingOrigin(config: Pick<Config, 'origins'>, flag: FlagName): 
  * --pushgateway-grouping with --pushgateway-url (each label once), purge with workspace
  * PVCs, a cap per collector only for a collector that is on.
  */
-function checkBetweenFlags(config: Config, settings: Settings, explaining: boolean): void {
+function checkBetweenFlags(config: Config, settings: Settings, explaining: boolean, applying: boolean): void {
   if (config.timeZone !== undefined && config.schedule === undefined) {
     throw new ConfigError(`${settings.origin('time-zone')} ${quote(config.timeZone)}: applies only with --schedule, such as --schedule "0 3 * * *" --time-zone ${config.timeZone}`);
   }
@@ -308,7 +310,7 @@ function checkBetweenFlags(config: Config, settings: Settings, explaining: boole
   if (config.pvcFinalizer === 'purge' && !config.collect.includes('workspace-pvcs')) {
     throw new ConfigError(`${settings.origin('pvc-finalizer')} "purge": applies only with --collect workspace-pvcs, such as --collect ${[...config.collect, 'workspace-pvcs'].join(',')} --pvc-finalizer purge`);
   }
-  checkRunFlags(config, settings, explaining);
+  checkRunFlags(config, settings, explaining, applying);
   const caps = Object.entries(config.maxDeletionsPerKind ?? {}).map(([collector, max]) => ({ collector: collector as CollectorName, max }));
   const off = caps.find((cap) => !config.collect.includes(cap.collector));
   if (off !== undefined) {

@@ -175,8 +175,8 @@ const EVERY: readonly Command[] = ['run', 'explain', 'apply'];
 function namespaceList<K extends 'namespaces' | 'excludeNamespaces'>(key: K, help: readonly string[], example: string) {
   return flag({ kind: 'list', key, default: [], read: (from) => from.list(parseNamespace), value: 'NAME', help, example, chart: { value: key, as: 'env' }, commands: EVERY });
 }
-/** The runs' policy: what a pass and explain decide runs with; plans do not cover runs yet, so not apply. */
-const RUNS: readonly Command[] = ['run', 'explain'];
+/** The runs' policy: what a pass and explain decide runs with, and apply compares with its plan's. */
+const RUNS: readonly Command[] = EVERY;
 /** A pass's own flags: a run's and an apply's, not explain's. */
 const PASS: readonly Command[] = ['run', 'apply'];
 

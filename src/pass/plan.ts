@@ -5,10 +5,13 @@
  * decisions to it. The digest is SHA-256 over the plan's canonical JSON.
  */
 import { createHash } from 'node:crypto';
-import { formatDuration, parseRetentionDuration } from '../core/retention.js';
+import { formatDuration, formatRetentionDuration, parseRetentionDuration } from '../core/retention.js';
+import { parseHistoryLimit, parseRunTtl } from '../core/history.js';
+import { parseNamespace } from '../cli/flags.js';
+import { isLabelKey } from '../cli/selector.js';
 import type { PassSettings } from '../cli/config.js';
 import { COLLECTOR_NAMES, COLLECTORS, DEFAULT_COLLECTORS, isCollectorName, type CollectorName } from '../core/collectors.js';
-import { ALL_REASONS, type Decision, type Policy, type Reason, type TargetKindName, type TargetRecord } from '../core/types.js';
+import { ALL_REASONS, type Decision, type Policy, type Reason, type RunPolicy, type TargetKindName, type TargetRecord } from '../core/types.js';
 import { redactUrl } from '../text/redact.js';
 import type { Result } from '../report/model.js';
 
@@ -30,6 +33,26 @@ export interface PlanSettings {
   retainFor?: string;
   /** The collectors that decided it, in delete order; absent: PipelineResources alone (every plan before leftovers). */
   collect?: CollectorName[];
+  /** The runs' policy from the flags, present exactly when `collect` names a run collector. */
+  runs?: PlanRunSettings;
+  /** --pruner-config: the namespace of tektoncd/pruner's global ConfigMap; apply reads its ConfigMaps again. */
+  prunerConfig?: string;
+}
+
+/**
+ * The runs' policy a plan was decided with (RunPolicy's values, from the flags). Apply decides
+ * every run again with it, over the whole listing, so a run now among its group's N newest,
+ * or created again under its name, is not deleted.
+ */
+export interface PlanRunSettings {
+  keepSuccessful?: number;
+  keepFailed?: number;
+  /** `--keep` for a limit --keep gave, as the decisions name it. */
+  limitFlags?: { keepSuccessful?: '--keep'; keepFailed?: '--keep' };
+  /** As written (`7d`, `forever`). */
+  ttl?: string;
+  groupBy?: string;
+  requireResultsStored: boolean;
 }
 
 export interface PlanCluster {
@@ -179,6 +202,34 @@ export function planPolicy(settings: PlanSettings): Policy {
     labelPrefix: settings.labelPrefix,
     minAgeMs: settings.minAgeMs,
     ...(retainFor?.ok === true && { retainFor: retainFor.value }),
+    ...(settings.runs !== undefined && { runs: planRunPolicy(settings.runs) }),
+  };
+}
+
+/** The runs' policy a plan's run settings stand for (shapeOf checked each value). */
+function planRunPolicy(runs: PlanRunSettings): RunPolicy {
+  const ttl = runs.ttl === undefined ? undefined : parseRunTtl(runs.ttl);
+  return {
+    ...(runs.keepSuccessful !== undefined && { keepSuccessful: runs.keepSuccessful }),
+    ...(runs.keepFailed !== undefined && { keepFailed: runs.keepFailed }),
+    ...(ttl?.ok === true && { ttl: ttl.value }),
+    ...(runs.groupBy !== undefined && { groupBy: runs.groupBy }),
+    requireResultsStored: runs.requireResultsStored,
+    ...(runs.limitFlags !== undefined && { limitFlags: { ...runs.limitFlags } }),
+  };
+}
+
+/** What a plan records of a pass's run policy: its values from the flags, not what --pruner-config adds (apply reads that again). */
+export function planRunSettings(runs: RunPolicy): PlanRunSettings {
+  return {
+    ...(runs.keepSuccessful !== undefined && { keepSuccessful: runs.keepSuccessful }),
+    ...(runs.keepFailed !== undefined && { keepFailed: runs.keepFailed }),
+    ...(runs.limitFlags !== undefined && {
+      limitFlags: { ...(runs.limitFlags.keepSuccessful !== undefined && { keepSuccessful: '--keep' as const }), ...(runs.limitFlags.keepFailed !== undefined && { keepFailed: '--keep' as const }) },
+    }),
+    ...(runs.ttl !== undefined && { ttl: formatRetentionDuration(runs.ttl) }),
+    ...(runs.groupBy !== undefined && { groupBy: runs.groupBy }),
+    requireResultsStored: runs.requireResultsStored,
   };
 }
 
@@ -188,6 +239,7 @@ export function planPassSettings(settings: PlanSettings): PassSettings {
     scope: { namespaces: settings.namespaces, excludeNamespaces: settings.excludeNamespaces, selector: settings.selector },
     policy: planPolicy(settings),
     collect: settings.collect ?? DEFAULT_COLLECTORS,
+    ...(settings.prunerConfig !== undefined && { prunerConfig: settings.prunerConfig }),
   };
 }
 
@@ -315,6 +367,10 @@ function shapeOf(raw: unknown, file: string): Plan {
   if (typeof minAgeMs !== 'number' || !Number.isSafeInteger(minAgeMs) || minAgeMs < 0) fail('settings.minAgeMs', 'a whole number of milliseconds');
   const retainFor = settings['retainFor'];
   if (retainFor !== undefined && (typeof retainFor !== 'string' || !parseRetentionDuration(retainFor).ok)) fail('settings.retainFor', 'a duration such as 7d or forever');
+  const collect = settings['collect'] === undefined ? undefined : collectorsOf(settings['collect']);
+  const runs = runSettingsOf(settings['runs'], collect ?? DEFAULT_COLLECTORS, fail);
+  const prunerConfig = settings['prunerConfig'];
+  if (prunerConfig !== undefined && (typeof prunerConfig !== 'string' || !parseNamespace(prunerConfig).ok)) fail('settings.prunerConfig', 'a namespace name');
   if (!Array.isArray(root['entries'])) fail('entries', 'a list');
   const entries = (root['entries'] as unknown[]).map((item, index): PlanEntry => {
     const entry = object(item, `entries[${index}]`);
@@ -347,9 +403,53 @@ function shapeOf(raw: unknown, file: string): Plan {
       labelPrefix: text(settings['labelPrefix'], 'settings.labelPrefix'),
       minAgeMs: minAgeMs as number,
       ...(typeof retainFor === 'string' && { retainFor }),
-      ...(settings['collect'] !== undefined && { collect: collectorsOf(settings['collect']) }),
+      ...(collect !== undefined && { collect }),
+      ...(runs !== undefined && { runs }),
+      ...(typeof prunerConfig === 'string' && { prunerConfig }),
     },
     entries,
     digest: text(root['digest'], 'digest'),
+  };
+}
+
+/**
+ * settings.runs, each value as its flag takes it: there exactly when the plan's collectors
+ * name a run collector (a plan of runs decided without their policy is no plan of this tool's).
+ */
+function runSettingsOf(value: unknown, collect: readonly CollectorName[], fail: (field: string, expected: string) => never): PlanRunSettings | undefined {
+  const runCollectors = collect.filter((name) => COLLECTORS[name].decides === 'history');
+  if (value === undefined) {
+    if (runCollectors.length > 0) fail('settings.runs', `the runs' settings, since settings.collect names ${runCollectors.join(' and ')}`);
+    return undefined;
+  }
+  if (runCollectors.length === 0) fail('settings.runs', 'absent, since settings.collect names no run collector');
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return fail('settings.runs', 'an object');
+  const runs = value as Record<string, unknown>;
+  const limit = (field: 'keepSuccessful' | 'keepFailed'): number | undefined => {
+    const given = runs[field];
+    if (given === undefined) return undefined;
+    return typeof given === 'number' && parseHistoryLimit(String(given)).ok ? given : fail(`settings.runs.${field}`, 'a whole number from 0 to 1000000');
+  };
+  const keepSuccessful = limit('keepSuccessful');
+  const keepFailed = limit('keepFailed');
+  const limitFlags = runs['limitFlags'];
+  if (limitFlags !== undefined) {
+    const flags = limitFlags !== null && typeof limitFlags === 'object' && !Array.isArray(limitFlags) ? (limitFlags as Record<string, unknown>) : fail('settings.runs.limitFlags', 'an object');
+    const known = Object.entries(flags).every(([key, flag]) => (key === 'keepSuccessful' || key === 'keepFailed') && flag === '--keep');
+    if (!known) fail('settings.runs.limitFlags', 'keepSuccessful and keepFailed, each "--keep"');
+  }
+  const ttl = runs['ttl'];
+  if (ttl !== undefined && (typeof ttl !== 'string' || !parseRunTtl(ttl).ok)) fail('settings.runs.ttl', 'a duration such as 7d or forever');
+  const groupBy = runs['groupBy'];
+  if (groupBy !== undefined && (typeof groupBy !== 'string' || !isLabelKey(groupBy))) fail('settings.runs.groupBy', 'a label key');
+  const requireResultsStored = runs['requireResultsStored'];
+  if (typeof requireResultsStored !== 'boolean') fail('settings.runs.requireResultsStored', 'true or false');
+  return {
+    ...(keepSuccessful !== undefined && { keepSuccessful }),
+    ...(keepFailed !== undefined && { keepFailed }),
+    ...(limitFlags !== undefined && { limitFlags: limitFlags as PlanRunSettings['limitFlags'] & object }),
+    ...(typeof ttl === 'string' && { ttl }),
+    ...(typeof groupBy === 'string' && { groupBy }),
+    requireResultsStored: requireResultsStored,
   };
 }

@@ -16,7 +16,7 @@ import { Interrupted } from '../kube/errors.js';
 import { MAX_EVENTS_PER_PASS, planEvents, type EventfulResult, type PlannedEvent } from '../ops/events.js';
 import type { Logger } from '../ops/log.js';
 import { errorMessage } from './message.js';
-import { buildPlan, restrictToPlan, unlistedDecision, type Plan, type PlanCluster, type PlanSettings } from './plan.js';
+import { buildPlan, planRunSettings, restrictToPlan, unlistedDecision, type Plan, type PlanCluster, type PlanSettings } from './plan.js';
 import type { Progress } from '../ops/progress.js';
 import { buildReport } from '../report/build.js';
 import type { Report, ReportBreaker, ReportPlan, Result } from '../report/model.js';
@@ -90,7 +90,7 @@ export async function runPass(config: Config, settings: PassSettings, deps: Swee
     plans,
     startedAt: deps.now(),
     settings,
-    warnings: configWarnings(settings, config.prunerConfig !== undefined),
+    warnings: configWarnings(settings, settings.prunerConfig !== undefined),
   };
   return outcomeOf(pass, await sweep(pass));
 }
@@ -182,7 +182,8 @@ async function discover(pass: Pass): Promise<{ kind: 'served'; apis: ServedApis 
  * the pass's policy (`policy.pruner`). One that cannot be read, or may not be, ends the pass.
  */
 async function readPrunerPolicies(pass: Pass): Promise<Ending | undefined> {
-  const namespace = pass.config.prunerConfig;
+  // Under apply, the plan's: its ConfigMaps are read again, and can only narrow what the plan deletes.
+  const namespace = pass.settings.prunerConfig;
   if (namespace === undefined) return undefined;
   const logMessage = "could not read tektoncd/pruner's ConfigMaps; nothing deleted";
   let read: PrunerConfigRead;
@@ -335,7 +336,7 @@ async function deleteAndRecord(pass: Pass, apis: ServedApis, chosen: Chosen, rec
 }
 
 /** The settings a plan records: those the decision depends on, so that `apply` decides as the dry run did. */
-function planSettings({ scope, policy, collect }: PassSettings): PlanSettings {
+function planSettings({ scope, policy, collect, prunerConfig }: PassSettings): PlanSettings {
   return {
     namespaces: [...scope.namespaces],
     excludeNamespaces: [...scope.excludeNamespaces],
@@ -345,6 +346,9 @@ function planSettings({ scope, policy, collect }: PassSettings): PlanSettings {
     ...(policy.retainFor !== undefined && { retainFor: formatRetentionDuration(policy.retainFor) }),
     // Written only when not the default, so a plan of PipelineResources alone reads as one always did.
     ...(!sameCollectors(collect, DEFAULT_COLLECTORS) && { collect: [...collect] }),
+    // Only with a run collector, so that every other plan reads as it did before runs.
+    ...(collect.some((name) => COLLECTORS[name].decides === 'history') && { runs: planRunSettings(policy.runs ?? { requireResultsStored: false }) }),
+    ...(prunerConfig !== undefined && { prunerConfig }),
   };
 }
 

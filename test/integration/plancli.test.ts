@@ -11,7 +11,8 @@ import type { Plan } from '../../src/pass/plan.js';
 import { reportOf, runCli, type CliResult } from '../support/cli.js';
 import { startFaultProxy, type FaultProxy } from '../support/faultproxy.js';
 import { Seeder } from '../support/seed.js';
-import { gitResource, pipelineRun } from '../support/tekton.js';
+import { gitResource, hoursAgo, pipelineRun, type RunStatusSpec } from '../support/tekton.js';
+import { V1Runs } from '../support/v1runs.js';
 
 describe('plan and apply through the CLI', () => {
   let controlPlane: ControlPlane;
@@ -130,5 +131,41 @@ describe('plan and apply through the CLI', () => {
     // The same value as the plan's is fine.
     const same = await cli(['apply', file, '--namespace', ns, '--min-age', '0s', '--output', 'json']);
     assert.equal(same.code, 0, same.stderr);
+  });
+
+  test('runs: the plan holds their policy; apply decides every run again and deletes only planned runs still beyond it', async () => {
+    const runs = new V1Runs(controlPlane.kubeConfig());
+    const ns = `plancli-${++counter}`;
+    await seed.namespace(ns);
+    const done = (hours: number, state: 'succeeded' | 'failed' = 'succeeded'): RunStatusSpec => ({ state, finishedAt: hoursAgo(hours) });
+    for (const [name, hours] of [['r1', 1], ['r2', 2], ['r3', 3], ['r4', 4]] as const) await runs.create(ns, name, done(hours));
+    await runs.create(ns, 'f1', done(2, 'failed'));
+    const file = path.join(controlPlane.dir, `${ns}.plan.json`);
+    const dry = await cli(['--dry-run', '--namespace', ns, '--min-age', '0s', '--collect', 'pipelineruns', '--keep', '1', '--output', 'json', '--plan-file', file]);
+    assert.equal(dry.code, 0, dry.stderr);
+    const plan = JSON.parse(await readFile(file, 'utf8')) as Plan;
+    assert.deepEqual(plan.entries.map((entry) => `${entry.kind} ${entry.name} ${entry.reason}`), ['PipelineRun r2 history-exceeded', 'PipelineRun r3 history-exceeded', 'PipelineRun r4 history-exceeded']);
+    assert.deepEqual(plan.settings.runs, { keepSuccessful: 1, keepFailed: 1, limitFlags: { keepSuccessful: '--keep', keepFailed: '--keep' }, requireResultsStored: false });
+
+    const inPlan = await cli(['explain', `pipelinerun/${ns}/r4`, '--min-age', '0s', '--keep', '1', '--plan', file]);
+    assert.equal(inPlan.code, 0, inPlan.stderr);
+    assert.match(inPlan.stdout, /^plan: +in the plan sha256:[0-9a-f]{64} \(history-exceeded, uid [\w-]+, resourceVersion \d+\); unchanged since, so apply deletes it if a fresh decision still says delete$/m);
+
+    // Since the plan: the newest run was deleted (r2 is the newest now), and r3 was run again under its name.
+    await runs.delete(ns, 'r1');
+    await runs.delete(ns, 'r3');
+    await runs.create(ns, 'r3', done(5));
+    // A run policy other than the plan's is refused before anything is read; the same one is fine.
+    refusedInOneLine(await cli(['apply', file, '--keep', '2']), /^tekton-resource-gc: --keep differs from the plan, which was decided with its own --keep 1: apply decides with the plan's settings; leave --keep out$/);
+    refusedInOneLine(await cli(['apply', file, '--run-ttl', '7d']), /^tekton-resource-gc: --run-ttl differs from the plan, which was decided with its own --run-ttl \(none\): apply decides with the plan's settings; leave --run-ttl out$/);
+    const applied = await cli(['apply', file, '--collect', 'pipelineruns', '--keep-successful', '1', '--output', 'json']);
+    assert.equal(applied.code, 0, applied.stderr);
+    const report = reportOf(applied);
+    assert.deepEqual(
+      report.items.map((item) => `${item.name} ${item.reason} ${item.result}`),
+      ['r2 history-kept kept', 'r3 history-exceeded changed', 'r4 history-exceeded deleted'],
+    );
+    assert.match(report.items.find((item) => item.name === 'r3')?.message ?? '', /not deleted: it was deleted and created again since the plan was made/);
+    assert.deepEqual(await runs.names(ns), ['f1', 'r2', 'r3']);
   });
 });

@@ -243,6 +243,9 @@ describe('the collectors reach the container as flags', () => {
     const objects = await render(values);
     assert.deepEqual(containerOf(objects).args, ['apply', '/etc/tekton-resource-gc/plan/plan.json', '--collect=pipelineresources,workspace-pvcs', '--pvc-finalizer=purge']);
     assert.deepEqual((one(objects, 'Pod') as V1Pod).spec?.containers[0]?.args, ['run', '--collect=pipelineresources,workspace-pvcs', '--pvc-finalizer=purge']);
+    // A plan of runs: the runs' settings go to apply too, which compares them with the plan's.
+    const runs = await render({ ...LIVE, collect: ['pipelineruns'], keep: 3, maxCascadeDeletions: 5000, planConfigMap: 'reviewed-plan' });
+    assert.deepEqual(containerOf(runs).args, ['apply', '/etc/tekton-resource-gc/plan/plan.json', '--collect=pipelineruns', '--keep=3', '--max-cascade-deletions=5000']);
     const sharded = await render({ collect: ['pac-secrets'], shards: [{ name: 'a', namespaceSelector: 'shard=a' }, { name: 'b', namespaceSelector: 'shard=b' }] });
     const cronJobs = sharded.filter((object) => object.kind === 'CronJob') as V1CronJob[];
     assert.deepEqual(
@@ -311,11 +314,6 @@ describe('bad collector values fail the render, each in one line that says what 
       why: 'a selector with a run collector (its groups are whole)',
       values: { collect: ['pipelineruns'], selector: 'app=ci' },
       line: /selector: app=ci does not apply to pipelineruns yet \(a run's history is its whole group's\); leave selector empty, or collect runs in a release of their own$/,
-    },
-    {
-      why: 'a plan with a run collector (plans do not cover runs yet)',
-      values: { ...LIVE, collect: ['taskruns'], planConfigMap: 'reviewed-plan' },
-      line: /planConfigMap: reviewed-plan: plans do not cover taskruns yet; leave planConfigMap empty, or collect runs in a release of their own$/,
     },
     {
       why: 'extraEnv setting TRGC_COLLECT, which would collect behind the RBAC',

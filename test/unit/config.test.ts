@@ -508,16 +508,11 @@ const INVALID: InvalidRow[] = [
   { flag: 'require-results-stored', argv: ['--require-results-stored'], message: '--require-results-stored: applies only to runs, with --collect pipelineruns or taskruns, such as --collect pipelineresources,pipelineruns --require-results-stored' },
   { flag: 'max-cascade-deletions', argv: ['--max-cascade-deletions', '500'], message: '--max-cascade-deletions: applies only to runs, with --collect pipelineruns or taskruns, such as --collect pipelineresources,pipelineruns --max-cascade-deletions 5000' },
   { flag: 'max-cascade-deletions', argv: ['--collect', 'pipelineruns', '--max-cascade-deletions', 'lots'], message: '--max-cascade-deletions "lots": expected a whole number of 0 or more, such as 20000' },
-  // Until plans and selectors cover runs, a run collector refuses them.
+  // Until selectors cover runs, a run collector refuses them.
   {
     flag: 'selector',
     argv: ['--collect', 'pipelineruns', '--selector', 'app=ci'],
     message: '--selector "app=ci": does not apply to pipelineruns yet (a run\'s history is its whole group\'s); leave --selector out, or collect runs in a pass of their own',
-  },
-  {
-    flag: 'plan-file',
-    argv: ['--collect', 'taskruns', '--dry-run', '--plan-file', 'p.json'],
-    message: '--plan-file: plans do not cover taskruns yet; leave --plan-file out, or collect runs in a pass of their own',
   },
   // Not a duration.
   { flag: 'min-age', argv: ['--min-age', 'abc'], message: `--min-age "abc": ${MIN_AGE_EXPECTED}` },

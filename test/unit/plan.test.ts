@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { decide } from '../../src/core/decide.js';
-import type { ClusterView } from '../../src/core/types.js';
+import type { ClusterView, Decision, TargetRecord } from '../../src/core/types.js';
 import {
   PlanError,
   buildPlan,
@@ -20,7 +20,9 @@ import {
   checkPlan,
   parsePlan,
   planDigest,
+  planPassSettings,
   planPolicy,
+  planRunSettings,
   planVerdict,
   renderPlan,
   restrictToPlan,
@@ -290,5 +292,94 @@ describe('planVerdict', () => {
     assert.match(planVerdict(onlyClaims, null, { namespace: 'ci', name: 'build-cache', kind: 'Secret' }), /^not in the plan/);
     // Without a kind: a PipelineResource, as explain NAMESPACE/NAME always named one.
     assert.match(planVerdict(onlyClaims, null, { namespace: 'ci', name: 'build-cache' }), /^not in the plan/);
+  });
+});
+
+describe('plans of runs', () => {
+  const RUN_SETTINGS: PlanSettings = {
+    ...SETTINGS,
+    minAgeMs: 0,
+    collect: ['pipelineresources', 'pipelineruns'],
+    runs: { keepSuccessful: 1, keepFailed: 1, limitFlags: { keepSuccessful: '--keep', keepFailed: '--keep' }, ttl: '30d', groupBy: 'app', requireResultsStored: false },
+    prunerConfig: 'tekton-pipelines',
+  };
+  /** A finished PipelineRun of Pipeline build, finished `hoursAgo` before NOW. */
+  const pipelineRun = (name: string, hoursAgo: number, uid = `uid-${name}`): TargetRecord => ({
+    kind: 'PipelineRun',
+    namespace: 'ci',
+    name,
+    uid,
+    resourceVersion: '1',
+    createdAt: new Date(NOW.getTime() - (hoursAgo + 1) * HOUR).toISOString(),
+    labels: { 'tekton.dev/pipeline': 'build' },
+    annotations: {},
+    ownerReferences: [],
+    run: { state: 'succeeded', finishedAt: new Date(NOW.getTime() - hoursAgo * HOUR).toISOString() },
+  });
+  const viewOf = (runs: TargetRecord[]): ClusterView => ({ targets: runs, runs: [], namespaces: new Map() });
+  const deleted = (decisions: readonly Decision[]): string[] => decisions.filter((decision) => decision.action === 'delete').map((decision) => decision.target.name).sort();
+  const runPlan = buildPlan({ decisions: decide(viewOf([pipelineRun('r1', 1), pipelineRun('r2', 2), pipelineRun('r3', 3)]), planPolicy(RUN_SETTINGS), NOW), settings: RUN_SETTINGS, cluster: { server: SERVER }, createdAt: NOW });
+
+  it('holds the runs’ policy and --pruner-config, reads back whole, and decides as the dry run did', () => {
+    assert.deepEqual(runPlan.entries.map((entry) => `${entry.kind} ${entry.name} ${entry.reason}`), ['PipelineRun r2 history-exceeded', 'PipelineRun r3 history-exceeded']);
+    const read = parsePlan(renderPlan(runPlan), FILE);
+    assert.deepEqual(read, runPlan);
+    assert.deepEqual(planPolicy(read.settings).runs, {
+      keepSuccessful: 1,
+      keepFailed: 1,
+      ttl: { kind: 'duration', ms: 30 * 24 * HOUR, text: '30d' },
+      groupBy: 'app',
+      requireResultsStored: false,
+      limitFlags: { keepSuccessful: '--keep', keepFailed: '--keep' },
+    });
+    assert.equal(planPassSettings(read.settings).prunerConfig, 'tekton-pipelines');
+    // The decisions name the limit as the dry run's did: `--keep`.
+    assert.match(firstOf(decide(viewOf([pipelineRun('r1', 1), pipelineRun('r2', 2)]), planPolicy(read.settings), NOW).filter((decision) => decision.target.name === 'r2')).message, /; --keep keeps 1$/);
+  });
+
+  it('planRunSettings keeps the flags’ values and leaves out what --pruner-config added', () => {
+    const policy = planPolicy(RUN_SETTINGS).runs;
+    assert.ok(policy !== undefined);
+    assert.deepEqual(planRunSettings({ ...policy, external: () => undefined, keeps: () => false }), RUN_SETTINGS.runs);
+  });
+
+  it('apply keeps a planned run now among its group’s newest, and one created again under its name', () => {
+    // Since the plan, r1 was deleted (r2 is the newest now) and r3 was run again under its name.
+    const now = decide(viewOf([pipelineRun('r2', 2), pipelineRun('r3', 0.5, 'uid-r3-rerun'), pipelineRun('r4', 4)]), planPolicy(runPlan.settings), NOW);
+    const planned = restrictToPlan(runPlan, now);
+    assert.deepEqual(deleted(now), ['r2', 'r4']);
+    // r3's rerun is the newest: kept now, and not the planned object either.
+    assert.equal(planned.results.get('uid-r3-rerun'), 'changed');
+    // r2 is deleted by the fresh decision and planned: deletable. r4 was never planned.
+    assert.deepEqual([...planned.deletable], ['uid-r2']);
+    assert.deepEqual(planned.decisions.map((decision) => decision.target.name).sort(), ['r2', 'r3']);
+  });
+
+  it('a planned run the fresh decision keeps is not deletable', () => {
+    // r1 is gone and nothing newer came: r2 is the newest, kept by --keep 1.
+    const now = decide(viewOf([pipelineRun('r2', 2), pipelineRun('r3', 3)]), planPolicy(runPlan.settings), NOW);
+    assert.deepEqual([...restrictToPlan(runPlan, now).deletable], ['uid-r3']);
+  });
+
+  it('refuses run settings that are missing, out of place or of the wrong shape, naming the field', () => {
+    const { runs: _runs, ...withoutRuns } = runPlan.settings;
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [withoutRuns, "settings.runs should be the runs' settings, since settings.collect names pipelineruns"],
+      [{ ...runPlan.settings, collect: ['pipelineresources'] }, 'settings.runs should be absent, since settings.collect names no run collector'],
+      [{ ...runPlan.settings, runs: { ...RUN_SETTINGS.runs, keepSuccessful: -1 } }, 'settings.runs.keepSuccessful should be a whole number from 0 to 1000000'],
+      [{ ...runPlan.settings, runs: { ...RUN_SETTINGS.runs, keepFailed: 2.5 } }, 'settings.runs.keepFailed should be a whole number from 0 to 1000000'],
+      [{ ...runPlan.settings, runs: { ...RUN_SETTINGS.runs, ttl: 'a month' } }, 'settings.runs.ttl should be a duration such as 7d or forever'],
+      [{ ...runPlan.settings, runs: { ...RUN_SETTINGS.runs, limitFlags: { keepSuccessful: '--keep-successful' } } }, 'settings.runs.limitFlags should be keepSuccessful and keepFailed, each "--keep"'],
+      [{ ...runPlan.settings, runs: { ...RUN_SETTINGS.runs, groupBy: 'not a key' } }, 'settings.runs.groupBy should be a label key'],
+      [{ ...runPlan.settings, runs: { ...RUN_SETTINGS.runs, requireResultsStored: 'yes' } }, 'settings.runs.requireResultsStored should be true or false'],
+      [{ ...runPlan.settings, prunerConfig: 'Tekton_Pipelines' }, 'settings.prunerConfig should be a namespace name'],
+    ];
+    for (const [settings, message] of cases) {
+      assert.throws(
+        () => parsePlan(JSON.stringify({ ...runPlan, settings }), FILE),
+        (error: unknown) => error instanceof PlanError && error.message === `plan.json is not a plan: ${message}; write one with a dry run and --plan-file`,
+        message,
+      );
+    }
   });
 });
