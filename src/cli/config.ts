@@ -137,7 +137,10 @@ function explainInvocation(given: ReadonlyMap<FlagName, string[]>, operands: rea
   const sources = sourcesOf('explain', given, env);
   if (COLLECTORS[target.collector].decides === 'rules') {
     // The runs' policy decides no other kind: in the environment (a pod's, a pass's) it is left alone.
-    for (const flag of RUN_POLICY_FLAGS) if (sources.get(flag)?.origin === envVarName(flag)) sources.delete(flag);
+    for (const flag of [...RUN_POLICY_FLAGS, 'pruner-config' as const]) if (sources.get(flag)?.origin === envVarName(flag)) sources.delete(flag);
+    if (sources.has('pruner-config')) {
+      throw new ConfigError(`--pruner-config: tektoncd/pruner's policies decide only runs, explained as pipelinerun/NAMESPACE/NAME or taskrun/NAMESPACE/NAME, such as ${EXPLAIN_RUN_EXAMPLE} --pruner-config tekton-pipelines`);
+    }
   }
   // explain decides as a pass that collects the target's kind.
   const config = toConfig(new Settings(sources), target.collector);

@@ -6,6 +6,7 @@
 import { passSettings, settingOrigin, type Config, type TargetName } from './config.js';
 import { COLLECTORS } from '../core/collectors.js';
 import { explain, explainRun, scopeVerdict, type Explanation, type RunSettingOrigins } from '../core/explain.js';
+import { readPrunerConfig, withPrunerPolicy, type PrunerConfig, type PrunerConfigMaps } from '../core/prunerconfig.js';
 import type { TargetRecord } from '../core/types.js';
 import type { KubeCluster, Scope, ServedApis } from '../kube/cluster.js';
 import { runTargetReading, type SweepDeps } from '../pass/sweep.js';
@@ -48,7 +49,14 @@ export async function explainTarget(
   return { kind: 'done', explanation };
 }
 
-type ExplainDeps = Pick<SweepDeps, 'now'> & { cluster: Pick<KubeCluster, 'discover' | 'readObject' | 'listRuns' | 'listPods' | 'listStatefulSets' | 'readNamespaces' | 'targetMatches'> };
+type ExplainDeps = Pick<SweepDeps, 'now'> & { cluster: Pick<KubeCluster, 'discover' | 'readObject' | 'listRuns' | 'listPods' | 'listStatefulSets' | 'readNamespaces' | 'targetMatches' | 'readPrunerConfigMaps'> };
+
+/** pruner's ConfigMaps as read; one that cannot be read ends explain with its one line, as it ends a pass. */
+function prunerPolicies(maps: PrunerConfigMaps): PrunerConfig {
+  const read = readPrunerConfig(maps);
+  if (!read.ok) throw new Error(read.error);
+  return read.config;
+}
 
 /**
  * A run: its namespace's runs listed as a pass lists them (the same listing, the same
@@ -58,8 +66,10 @@ type ExplainDeps = Pick<SweepDeps, 'now'> & { cluster: Pick<KubeCluster, 'discov
  */
 async function explainRunTarget(config: Config, name: TargetName, apis: ServedApis, deps: ExplainDeps): Promise<ExplainOutcome> {
   const { kind } = COLLECTORS[name.collector];
-  const { scope, policy } = passSettings(config);
+  const { scope, policy: flagged, prunerConfig } = passSettings(config);
   const only: Scope = { namespaces: [name.namespace], excludeNamespaces: [], selector: '' };
+  // --pruner-config: pruner's global ConfigMap and the run's namespace's, as a pass reads them.
+  const policy = prunerConfig === undefined ? flagged : withPrunerPolicy(flagged, prunerPolicies(await deps.cluster.readPrunerConfigMaps(prunerConfig, only)));
   const sink = { reading: runTargetReading(policy), targets: [] as TargetRecord[] };
   const runs = await deps.cluster.listRuns(apis, only, [name.namespace], undefined, sink);
   const target = sink.targets.find((one) => one.kind === kind && one.name === name.name);

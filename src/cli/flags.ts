@@ -288,11 +288,12 @@ export const FLAGS = {
       'each tekton-pruner-namespace-spec in the namespaces the pass reads, for the run',
       'collectors. A field that cannot be read, or a refusal (403), ends the pass with exit 1',
       'before anything is listed. Needs get on that ConfigMap and list on configmaps.',
+      "explain of a run reads them too (the run's namespace's); apply, its plan's.",
       'Without it: none read.',
     ],
     example: '--pruner-config tekton-pipelines',
     chart: { value: 'prunerConfig', as: 'arg' },
-    commands: PASS,
+    commands: EVERY,
   }),
   'min-age': flag({
     kind: 'value',

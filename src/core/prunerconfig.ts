@@ -28,7 +28,7 @@
  *   taskRuns entry, a historyLimit on an entry matched by name.
  */
 import yaml from 'js-yaml';
-import type { ExternalRunLimits, RunKindName, TargetRecord } from './types.js';
+import type { ExternalRunLimits, Policy, RunKindName, TargetRecord } from './types.js';
 
 export const PRUNER_GLOBAL_CONFIGMAP = 'tekton-pruner-default-spec';
 export const PRUNER_NAMESPACE_CONFIGMAP = 'tekton-pruner-namespace-spec';
@@ -554,4 +554,14 @@ export function prunerRunPolicy(config: PrunerConfig): { external: (run: TargetR
       };
     },
   };
+}
+
+/**
+ * The policy with tektoncd/pruner's read in: kept whole on `pruner`, and its limits on the
+ * runs' policy, between a Namespace's labels and the flags (history.ts). A pass and explain
+ * decide with the same.
+ */
+export function withPrunerPolicy(policy: Policy, config: PrunerConfig): Policy {
+  const { external, keeps } = prunerRunPolicy(config);
+  return { ...policy, pruner: config, runs: { requireResultsStored: false, ...policy.runs, external, keeps } };
 }

@@ -5,7 +5,7 @@ import { RunChildren, type TaskRunReading } from '../core/cascade.js';
 import { RUN_KINDS, RUN_KIND_NAMES } from '../core/kinds.js';
 import { PassedOverRuns, releasingOwners, runsNeededBy, targetStrings } from '../core/needed.js';
 import { formatRetentionDuration, retentionKeys } from '../core/retention.js';
-import { prunerRunPolicy, readPrunerConfig, type PrunerConfigRead } from '../core/prunerconfig.js';
+import { readPrunerConfig, withPrunerPolicy, type PrunerConfigRead } from '../core/prunerconfig.js';
 import { isExcluded } from '../core/scope.js';
 import type { ClusterView, Decision, Policy, TargetRecord } from '../core/types.js';
 import type { Config, PassSettings } from '../cli/config.js';
@@ -198,9 +198,7 @@ async function readPrunerPolicies(pass: Pass): Promise<Ending | undefined> {
     pass.warnings.push(`--pruner-config ${namespace}: no run collector is on (pipelineruns, taskruns), so nothing applies tektoncd/pruner's policies in this pass`);
   }
   // The run collectors read pruner's limits between a Namespace's labels and the flags (history.ts).
-  const { external, keeps } = prunerRunPolicy(read.config);
-  const runs = { requireResultsStored: false, ...pass.settings.policy.runs, external, keeps };
-  pass.settings = { ...pass.settings, policy: { ...pass.settings.policy, pruner: read.config, runs } };
+  pass.settings = { ...pass.settings, policy: withPrunerPolicy(pass.settings.policy, read.config) };
   return undefined;
 }
 

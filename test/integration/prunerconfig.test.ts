@@ -20,7 +20,8 @@ import { chartHelm } from '../support/helm.js';
 import { configFor, connectionFor } from '../support/pass.js';
 import { useControlPlane } from '../support/realserver.js';
 import { statusOf } from '../support/seed.js';
-import { gitResource } from '../support/tekton.js';
+import { gitResource, hoursAgo } from '../support/tekton.js';
+import { V1Runs } from '../support/v1runs.js';
 
 const SYSTEM = 'pruner-system';
 const BROKEN = 'pruner-broken';
@@ -270,5 +271,27 @@ describe('--pruner-config on a real API server', () => {
     assert.equal(await statusOf(core.listNamespacedConfigMap({ namespace: 'outside' })), 403);
     // Across the cluster it lists nothing: a pass of every namespace needs the release of every namespace.
     assert.equal(await statusOf(core.listConfigMapForAllNamespaces()), 403);
+  });
+
+  test("explain of a run decides it with pruner's limits, as a pass with --pruner-config does; another kind refuses the flag", async () => {
+    const runs = new V1Runs(server.controlPlane.kubeConfig());
+    // dev is at level namespace: its own ConfigMap keeps 2 successes of what it selects.
+    const selected = { labels: { 'tekton.dev/pipeline': 'build', tier: 'web' }, annotations: { owner: 'team-a' } };
+    for (const [name, hours] of [['web-1', 1], ['web-2', 2], ['web-3', 3]] as const) await runs.create('dev', name, { state: 'succeeded', finishedAt: hoursAgo(hours) }, selected);
+    const explained = await runCli(['explain', 'pipelinerun/dev/web-3', '--kubeconfig', server.controlPlane.kubeconfigPath, '--min-age', '0s', '--pruner-config', SYSTEM, '--output', 'json']);
+    assert.equal(explained.code, 0, explained.stderr);
+    const explanation = JSON.parse(explained.stdout) as { decision: { reason: string; message: string } };
+    assert.equal(explanation.decision.reason, 'history-exceeded');
+    assert.match(explanation.decision.message, /3rd newest of 3 succeeded runs .*keeps 2/);
+    // The pass agrees.
+    const dry = await pass(['--dry-run', '--namespace', 'dev', '--collect', 'pipelineruns', '--pruner-config', SYSTEM]);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.deepEqual(reportOf(dry).items.map((item) => `${item.name} ${item.reason}`), ['web-1 history-kept', 'web-2 history-kept', 'web-3 history-exceeded']);
+    // Without it, no limit applies: the run is kept.
+    const without = await runCli(['explain', 'pipelinerun/dev/web-3', '--kubeconfig', server.controlPlane.kubeconfigPath, '--min-age', '0s', '--output', 'json']);
+    assert.equal((JSON.parse(without.stdout) as { decision: { reason: string } }).decision.reason, 'no-run-policy');
+    const refused = await runCli(['explain', `pvc/dev/${ORPHAN}`, '--kubeconfig', server.controlPlane.kubeconfigPath, '--pruner-config', SYSTEM]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr.trim(), /^tekton-resource-gc: --pruner-config: tektoncd\/pruner's policies decide only runs, explained as pipelinerun\/NAMESPACE\/NAME or taskrun\/NAMESPACE\/NAME/);
   });
 });

@@ -683,9 +683,13 @@ describe('parseConfig: explain KIND/NAMESPACE/NAME', () => {
   });
 
   it("another kind leaves the runs' variables alone, and refuses their flags, naming the runs' KIND words", () => {
-    const invocation = parseConfig(['explain', 'pvc/ci/x'], { TRGC_KEEP: '3', TRGC_RUN_TTL: '7d' });
+    const invocation = parseConfig(['explain', 'pvc/ci/x'], { TRGC_KEEP: '3', TRGC_RUN_TTL: '7d', TRGC_PRUNER_CONFIG: 'tekton-pipelines' });
     assert.equal(invocation.kind, 'explain');
     assert.equal(invocation.config.keep, undefined);
+    assert.equal(invocation.config.prunerConfig, undefined);
+    assert.match(errorOf(['explain', 'pvc/ci/x', '--pruner-config', 'tekton-pipelines']).message, /^--pruner-config: tektoncd\/pruner's policies decide only runs/);
+    const run = parseConfig(['explain', 'pipelinerun/ci/build-1', '--pruner-config', 'tekton-pipelines'], {});
+    assert.equal(run.kind === 'explain' && run.config.prunerConfig, 'tekton-pipelines');
     assert.equal(passSettings(invocation.config).policy.runs, undefined);
     assert.equal(
       errorOf(['explain', 'ci/src', '--keep', '3']).message,
