@@ -70,15 +70,22 @@ async function explainRunTarget(config: Config, name: TargetName, apis: ServedAp
   const only: Scope = { namespaces: [name.namespace], excludeNamespaces: [], selector: '' };
   // --pruner-config: pruner's global ConfigMap and the run's namespace's, as a pass reads them.
   const policy = prunerConfig === undefined ? flagged : withPrunerPolicy(flagged, prunerPolicies(await deps.cluster.readPrunerConfigMaps(prunerConfig, only)));
-  const sink = { reading: runTargetReading(policy), targets: [] as TargetRecord[] };
+  const sink = { reading: runTargetReading(policy), targets: [] as TargetRecord[], labelledOnly: new Map<string, string>() };
   const runs = await deps.cluster.listRuns(apis, only, [name.namespace], undefined, sink);
   const target = sink.targets.find((one) => one.kind === kind && one.name === name.name);
   if (target === undefined) {
     const parent = runs.find((run) => run.kind === kind && run.name === name.name)?.parentPipelineRun;
-    if (parent === undefined) return { kind: 'not-found' };
+    const labelled = kind === 'TaskRun' ? sink.labelledOnly.get(`${name.namespace}/${name.name}`) : undefined;
+    if (parent !== undefined) {
+      return {
+        kind: 'not-a-target',
+        why: `${kind} ${name.namespace}/${name.name} is not a target of ${name.collector}: it goes with its PipelineRun ${name.namespace}/${parent.name}; explain pipelinerun/${name.namespace}/${parent.name}`,
+      };
+    }
+    if (labelled === undefined) return { kind: 'not-found' };
     return {
       kind: 'not-a-target',
-      why: `${kind} ${name.namespace}/${name.name} is not a target of ${name.collector}: it goes with its PipelineRun ${name.namespace}/${parent.name}; explain pipelinerun/${name.namespace}/${parent.name}`,
+      why: `${kind} ${name.namespace}/${name.name} is not a target of ${name.collector}: no PipelineRun owns it, but its tekton.dev/pipelineRun label names PipelineRun ${name.namespace}/${labelled}, so it is taken for that run's and never deleted alone (delete it by hand once no run of that name is running)`,
     };
   }
   const namespaces = await deps.cluster.readNamespaces(only);

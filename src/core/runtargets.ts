@@ -9,6 +9,8 @@
  */
 import { RESULTS_STORED_ANNOTATION, RUN_GROUP_LABELS, isRunPolicyKey } from './history.js';
 import { PRUNER_NAME_LABEL_KEY_ANNOTATION } from './prunerconfig.js';
+import { PIPELINE_RUN_LABEL } from './labels.js';
+import { isRecord } from './refs.js';
 import { isRetentionKey, requiredMetadata, shown, stringMap, toRunRecord, UnreadableObjectError } from './runs.js';
 import { EMPTY_LIST, type ReadProblem, type RunKindName, type RunRecord, type RunTarget, type TargetRecord } from './types.js';
 
@@ -66,14 +68,34 @@ function keptAnnotation(reading: RunTargetReading): (key: string) => boolean {
 }
 
 /**
- * The run as a target, or null for a TaskRun a PipelineRun owns (it goes with its parent, and
- * is never a target of taskruns). `run` is the graph's record of the same object. Throws
+ * The PipelineRun a TaskRun's `tekton.dev/pipelineRun` label names, or undefined. Tekton sets
+ * it on every TaskRun a PipelineRun creates, beside the ownerReference (tektoncd/pipeline
+ * pkg/reconciler/pipelinerun/pipelinerun.go, createTaskRun: getTaskrunLabels and
+ * NewControllerRef); tektoncd/pruner counts a TaskRun with either as part of its PipelineRun
+ * and never prunes it alone (pkg/reconciler/taskrun/controller.go, isStandaloneTaskRun).
+ */
+export function labelledPipelineRun(obj: unknown): string | undefined {
+  const metadata = isRecord(obj) ? obj['metadata'] : undefined;
+  const labels = isRecord(metadata) ? metadata['labels'] : undefined;
+  const name = isRecord(labels) ? labels[PIPELINE_RUN_LABEL] : undefined;
+  return typeof name === 'string' && name !== '' ? name : undefined;
+}
+
+/**
+ * The run as a target, or null for a TaskRun of a PipelineRun: one a PipelineRun owns (it goes
+ * with its parent), and one whose `tekton.dev/pipelineRun` label names a PipelineRun while no
+ * ownerReference does (one orphaned by hand, or its owner stripped). Neither is ever a target
+ * of taskruns: Tekton finds a PipelineRun's TaskRuns by name and takes one not found for one
+ * not created yet (pkg/reconciler/pipelinerun/resources/pipelinerunresolution.go,
+ * setTaskRunsAndResolvedTask), so one deleted under a running PipelineRun of that name would
+ * be created again and its task run twice. `run` is the
+ * graph's record of the same object. Throws
  * UnreadableObjectError when what identifies it, or its labels and annotations, cannot be read:
  * a run that would be deleted is read as strictly as every other target. An unreadable status
  * is no error: the record says so and the run is kept as active.
  */
 export function toRunTarget(obj: unknown, run: RunRecord, reading: RunTargetReading = {}): TargetRecord | null {
-  if (run.kind === 'TaskRun' && run.parentPipelineRun !== undefined) return null;
+  if (run.kind === 'TaskRun' && (run.parentPipelineRun !== undefined || labelledPipelineRun(obj) !== undefined)) return null;
   const problems: ReadProblem[] = [];
   const metadata = requiredMetadata(obj, problems);
   const createdAt = metadata['creationTimestamp'];

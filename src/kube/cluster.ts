@@ -4,7 +4,7 @@ import { RUN_KINDS, RUN_KIND_NAMES, TARGET_KIND, preferredRunVersion } from '../
 import type { PassedOverRuns } from '../core/needed.js';
 import { isActive, toNamespaceRecord, toRunRecord, unreadRunMember } from '../core/runs.js';
 import { readTaskRunExtras, type TaskRunReading } from '../core/cascade.js';
-import { toRunTarget, type RunTargetReading } from '../core/runtargets.js';
+import { labelledPipelineRun, toRunTarget, type RunTargetReading } from '../core/runtargets.js';
 import type { PrunerConfigMaps } from '../core/prunerconfig.js';
 import { isExcluded } from '../core/scope.js';
 import type { NamespaceRecord, PodRecord, RunKindName, RunRecord, StatefulSetRecord, TargetRecord } from '../core/types.js';
@@ -295,6 +295,10 @@ export class KubeCluster {
         if (asTargets) {
           const target = toRunTarget(item, run, runTargets.reading);
           if (target !== null) runTargets.targets.push(target);
+          else if (runTargets.labelledOnly !== undefined && run.parentPipelineRun === undefined) {
+            const pipelineRun = labelledPipelineRun(item);
+            if (pipelineRun !== undefined) runTargets.labelledOnly.set(`${run.namespace}/${run.name}`, pipelineRun);
+          }
         }
         // What goes with each run is counted here, as the TaskRuns go by: none of them is kept for it (core/cascade.ts).
         if (kind === 'TaskRun' && runTargets?.children !== undefined && run.namespace !== '') runTargets.children.add(taskRunReading(item, run, runTargets.children.retainKey));
@@ -617,6 +621,8 @@ export interface RunTargetSink {
   reading: RunTargetReading;
   targets: TargetRecord[];
   children?: RunChildrenSink;
+  /** NAMESPACE/NAME of each TaskRun no PipelineRun owns that is no target by its tekton.dev/pipelineRun label, to the PipelineRun it names (explain says so). */
+  labelledOnly?: Map<string, string>;
 }
 
 /** The census of what goes with each run, and the retain key a TaskRun that must stay carries. */

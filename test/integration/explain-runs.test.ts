@@ -57,6 +57,8 @@ describe('explain pipelinerun/... and taskrun/... on a bare kube-apiserver', () 
     await create('PipelineRun', ns, 'build-f1', done(5, 'failed'), pipeline('build'));
     const parent = await create('PipelineRun', ns, 'build-f2', done(30, 'failed'), pipeline('build'));
     await create('TaskRun', ns, 'build-f2-compile', done(30, 'failed'), task('compile'), parent);
+    // A TaskRun of build-f1 by its label alone (orphaned by hand): Tekton reads it by name, so it is no target either.
+    await create('TaskRun', ns, 'build-f1-compile', done(5, 'failed'), { ...task('compile'), 'tekton.dev/pipelineRun': 'build-f1' });
     await create('TaskRun', ns, 'lint-1', done(1), task('lint'));
     await create('TaskRun', ns, 'lint-2', done(2), task('lint'));
     // Pipelines-as-Code's: each its own Pipeline, one group by the PipelineRun they come from.
@@ -199,13 +201,19 @@ describe('explain pipelinerun/... and taskrun/... on a bare kube-apiserver', () 
     assert.deepEqual([document.run.group, document.run.rank, document.run.ofOutcome, document.run.limit], ['tekton.dev/task=lint', 1, 2, { value: '1', source: '--keep-successful', flag: '--keep-successful' }]);
   });
 
-  test('the CLI: a child TaskRun names its PipelineRun, and a run that does not exist is not found: each exit 1 in one line', async () => {
+  test('the CLI: a child TaskRun names its PipelineRun (by owner or by label alone), and a run that does not exist is not found: each exit 1 in one line', async () => {
     const kube = ['--kubeconfig', server.controlPlane.kubeconfigPath];
     const child = await runCli(['explain', `taskrun/${ns}/build-f2-compile`, '--keep', '1', ...kube]);
     assert.equal(child.code, 1);
     assert.equal(
       child.stderr,
       `tekton-resource-gc: TaskRun ${ns}/build-f2-compile is not a target of taskruns: it goes with its PipelineRun ${ns}/build-f2; explain pipelinerun/${ns}/build-f2\n`,
+    );
+    const labelledOnly = await runCli(['explain', `taskrun/${ns}/build-f1-compile`, '--keep', '0', ...kube]);
+    assert.equal(labelledOnly.code, 1);
+    assert.equal(
+      labelledOnly.stderr,
+      `tekton-resource-gc: TaskRun ${ns}/build-f1-compile is not a target of taskruns: no PipelineRun owns it, but its tekton.dev/pipelineRun label names PipelineRun ${ns}/build-f1, so it is taken for that run's and never deleted alone (delete it by hand once no run of that name is running)\n`,
     );
     const missing = await runCli(['explain', `pipelinerun/${ns}/nope`, ...kube]);
     assert.equal(missing.code, 1);

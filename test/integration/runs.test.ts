@@ -85,7 +85,7 @@ describe('pipelineruns and taskruns on a bare kube-apiserver', () => {
   const pass = (namespace: string, args: readonly string[], hooks: Parameters<typeof passInProcess>[2] = {}): ReturnType<typeof passInProcess> =>
     passInProcess(server.controlPlane.kubeConfig(), ['--namespace', namespace, '--min-age', '0s', ...args], hooks);
 
-  test('history per outcome and group: the N newest of each outcome stay, cancelled counts as failed, a child TaskRun is no target; the live pass deletes what the dry run said', async () => {
+  test('history per outcome and group: the N newest of each outcome stay, cancelled counts as failed, a child TaskRun (by owner or by label alone) is no target; the live pass deletes what the dry run said', async () => {
     const namespace = 'runs-history';
     await server.seed.namespace(namespace);
     const s3 = await run(namespace, 'build-s3', done(3), { labels: pipeline('build') });
@@ -98,6 +98,8 @@ describe('pipelineruns and taskruns on a bare kube-apiserver', () => {
     await run(namespace, 'lint-1', done(1), { kind: 'TaskRun', labels: { 'tekton.dev/task': 'lint' } });
     await run(namespace, 'lint-2', done(2), { kind: 'TaskRun', labels: { 'tekton.dev/task': 'lint' } });
     await run(namespace, 'build-s3-compile', done(3), { kind: 'TaskRun', labels: { 'tekton.dev/task': 'lint' }, owner: { name: 'build-s3', uid: s3.metadata.uid ?? '' } });
+    // build-s1's by its label alone, no owner (orphaned by hand): no target, nor does it hold a place among lint's.
+    await run(namespace, 'build-s1-lint', done(0.5), { kind: 'TaskRun', labels: { 'tekton.dev/task': 'lint', 'tekton.dev/pipelineRun': 'build-s1' } });
 
     const args = ['--collect', 'pipelineruns,taskruns', '--keep-successful', '1', '--keep-failed', '1'];
     const expected = {
@@ -122,7 +124,7 @@ describe('pipelineruns and taskruns on a bare kube-apiserver', () => {
     assert.deepEqual(results(live.outcome.report), Object.fromEntries(Object.entries(expected).map(([key, value]) => [key, value.replace('would-delete', 'deleted')])));
     assert.deepEqual(await names(namespace), ['build-f1', 'build-s1', 'test-s1']);
     // No garbage collector runs here: the child TaskRun stays, as the pass never sent it a DELETE.
-    assert.deepEqual(await names(namespace, 'TaskRun'), ['build-s3-compile', 'lint-1']);
+    assert.deepEqual(await names(namespace, 'TaskRun'), ['build-s1-lint', 'build-s3-compile', 'lint-1']);
   });
 
   test('--group-by groups by a label of its own before the Pipeline; runs without it fall back to theirs', async () => {

@@ -278,6 +278,12 @@ describe('the runs: as the pass decides them', () => {
       'TaskRun',
     );
     assert.equal(toRunTarget({ metadata: { creationTimestamp: at(-DAY) } }, child), null);
+    // One whose tekton.dev/pipelineRun label alone names its PipelineRun is no target either; an empty label names none.
+    const labelledOnly = (value: string) => ({ metadata: { name: 'l', namespace: 'ci', uid: 'u-l', resourceVersion: '1', creationTimestamp: at(-DAY), labels: { 'tekton.dev/task': 'lint', 'tekton.dev/pipelineRun': value } } });
+    assert.equal(toRunTarget(labelledOnly('p'), toRunRecord(labelledOnly('p'), 'TaskRun')), null);
+    assert.equal(toRunTarget(labelledOnly(''), toRunRecord(labelledOnly(''), 'TaskRun'))?.name, 'l');
+    // A PipelineRun carries no such label: the rule is the TaskRuns'.
+    assert.equal(toRunTarget(labelledOnly('p'), toRunRecord(labelledOnly('p'), 'PipelineRun'))?.name, 'l');
     const decisions = decide({ targets: history(2), runs: [], namespaces: new Map() }, policy({ keepSuccessful: 1 }), NOW);
     assert.deepEqual(decisions.map((d) => [d.target.name, d.action]), [['r1', 'keep'], ['r2', 'delete']]);
     for (const d of decisions) assert.ok(COLLECTORS.pipelineruns.table.includes(d.reason));
