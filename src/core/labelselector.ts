@@ -47,8 +47,9 @@ const EXISTS = new RegExp(`^(!?)\\s*${KEY}$`);
 const EQUALS = new RegExp(`^${KEY}\\s*(==|=|!=)\\s*([^\\s!=<>(),]*)$`);
 // Kubernetes takes `()` and empty members as the empty value.
 const IN = new RegExp(`^${KEY}\\s+(in|notin)\\s*\\(([^()]*)\\)$`);
-// > and < against an integer, which the API server accepts too (strconv.ParseInt, 64 bits).
-const COMPARE = new RegExp(`^${KEY}\\s*([<>])\\s*(-?\\d+)$`);
+// > and < against a whole number, which the API server accepts too: a label value (so never
+// negative; kube-apiserver 1.35 refuses `n>-1`) that strconv.ParseInt reads in 64 bits.
+const COMPARE = new RegExp(`^${KEY}\\s*([<>])\\s*(\\d+)$`);
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -118,7 +119,7 @@ export function parseRequirement(text: string): Requirement | undefined {
   if (compare !== null) {
     const [, key = '', operator, number = ''] = compare;
     const value = parseInt64(number);
-    return isLabelKey(key) && value !== undefined ? { key, operator: operator === '>' ? 'gt' : 'lt', value } : undefined;
+    return isLabelKey(key) && isLabelValue(number) && value !== undefined ? { key, operator: operator === '>' ? 'gt' : 'lt', value } : undefined;
   }
   return undefined;
 }
