@@ -8,6 +8,8 @@
  * them (the object, then its status through /status).
  */
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { before, describe, test } from 'node:test';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { parseConfig } from '../../src/cli/config.js';
@@ -17,7 +19,7 @@ import { KubeCluster } from '../../src/kube/cluster.js';
 import { KubeHttp, httpOptions } from '../../src/kube/http.js';
 import type { Plan } from '../../src/pass/plan.js';
 import type { ReportDocument } from '../../src/report/model.js';
-import { runCli } from '../support/cli.js';
+import { reportOf, runCli } from '../support/cli.js';
 import { connectionFor, passInProcess } from '../support/pass.js';
 import { useControlPlane } from '../support/realserver.js';
 import { hoursAgo, type KubeObject } from '../support/tekton.js';
@@ -167,24 +169,28 @@ describe('--selector with pipelineruns and taskruns on a bare kube-apiserver', (
     assert.deepEqual(await runs.names(namespace), ['r1', 'r2', 'r3']);
   });
 
-  test('a plan made with a selector: apply ranks every run of the group again, and deletes only planned runs that still match and are still decided delete', async () => {
+  test('a plan made with a selector (the CLI): apply ranks every run of the group again, and deletes only planned runs that still match and are still decided delete', async () => {
     const namespace = 'sel-plan';
     await group(namespace);
     await runs.create(namespace, 'r6', { state: 'succeeded', finishedAt: hoursAgo(6) }, { labels: build('b') });
-    const args = ['--keep', '2', '--selector', 'team=b'];
-    const dry = await pass(namespace, [...args, '--dry-run'], { plans: { write: { cluster: { server: server.controlPlane.server }, file: 'plan.json' } } });
-    const plan: Plan | undefined = dry.outcome.plan;
-    assert.ok(plan !== undefined);
+    const file = path.join(server.controlPlane.dir, `${namespace}.plan.json`);
+    const kube = ['--kubeconfig', server.controlPlane.kubeconfigPath];
+    const dry = await runCli(['--dry-run', '--namespace', namespace, '--min-age', '0s', '--collect', 'pipelineruns,taskruns', '--keep', '2', '--selector', 'team=b', '--output', 'json', '--plan-file', file, ...kube]);
+    assert.equal(dry.code, 0, dry.stderr);
+    const plan = JSON.parse(await readFile(file, 'utf8')) as Plan;
     assert.equal(plan.settings.selector, 'team=b');
     assert.deepEqual(plan.entries.map((entry) => `${entry.kind} ${entry.name} ${entry.reason}`), ['PipelineRun r4 history-exceeded', 'PipelineRun r5 history-exceeded', 'PipelineRun r6 history-exceeded']);
     // Since the plan: r1 and r2 (team a) were deleted, so r4 is now the 2nd newest of its group; r6 was relabelled team c.
     await runs.delete(namespace, 'r1');
     await runs.delete(namespace, 'r2');
     await relabel(namespace, 'r6', build('c'));
-    const applied = await pass(namespace, args, { plans: { apply: { plan, file: 'plan.json' } } });
-    assert.equal(applied.outcome.exitCode, 0, JSON.stringify(applied.outcome.report.errors));
-    assert.deepEqual(results(applied.outcome.report), { 'PipelineRun r4': 'history-kept kept', 'PipelineRun r5': 'history-exceeded deleted', 'PipelineRun r6': 'history-exceeded changed' });
-    assert.match(applied.outcome.report.items.find((item) => item.name === 'r6')?.message ?? '', /no longer matches the plan's selector/);
+    // Apply decides with the plan's settings, its selector too: none is given here.
+    const applied = await runCli(['apply', file, '--output', 'json', ...kube]);
+    assert.equal(applied.code, 0, applied.stderr);
+    const report = reportOf(applied);
+    assert.equal(report.scope.selector, 'team=b');
+    assert.deepEqual(results(report), { 'PipelineRun r4': 'history-kept kept', 'PipelineRun r5': 'history-exceeded deleted', 'PipelineRun r6': 'history-exceeded changed' });
+    assert.match(report.items.find((item) => item.name === 'r6')?.message ?? '', /no longer matches the plan's selector/);
     // r3 (no team), past the limit as well, was never planned: apply leaves it.
     assert.deepEqual(await runs.names(namespace), ['r3', 'r4', 'r6']);
   });
