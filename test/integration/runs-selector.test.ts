@@ -221,6 +221,7 @@ describe('--selector with pipelineruns and taskruns on a bare kube-apiserver', (
     // The CLI says it too.
     const text = await runCli(['explain', `pipelinerun/${namespace}/r3`, '--min-age', '0s', '--keep', '2', '--selector', 'team!=a,team', '--kubeconfig', server.controlPlane.kubeconfigPath]);
     assert.equal(text.code, 0, text.stderr);
-    assert.match(text.stdout, /its labels do not match --selector "team!=a,team"/);
+    assert.match(text.stdout, /^in scope: +no: its labels do not match --selector "team!=a,team"; a pass never decides or deletes it$/m);
+    assert.match(text.stdout, /^rank: +the 3rd newest of 5 succeeded runs in tekton\.dev\/pipeline=build$/m);
   });
 });
