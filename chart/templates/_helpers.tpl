@@ -282,8 +282,14 @@ collector that is off (the schema refuses unknown names and values).
 {{- end }}
 {{- $flags = append $flags "--require-results-stored" }}
 {{- end }}
-{{- if and $runs .Values.selector }}
-{{- fail (printf "selector: %s does not apply to %s yet (a run's history is its whole group's); leave selector empty, or collect runs in a release of their own" .Values.selector (join " and " $runs)) }}
+{{- $owned := list }}
+{{- range $collect }}
+{{- if has . (list "affinity-assistants" "pac-secrets" "workspace-pvcs" "resolution-requests") }}
+{{- $owned = append $owned . }}
+{{- end }}
+{{- end }}
+{{- if and $runs .Values.selector $owned }}
+{{- fail (printf "selector: %s cannot narrow %s beside %s (a run is kept while something that goes with it is kept, and the selector would hide those it does not match); collect runs in a release of their own, such as --set 'collect={%s}'" .Values.selector (join ", " $owned) (join " and " $runs) (join "," $runs)) }}
 {{- end }}
 {{- toJson $flags }}
 {{- end }}

@@ -236,7 +236,7 @@ export function passSettings(config: Config): PassSettings {
 }
 
 /** The runs' policy from the flags: --keep-successful and --keep-failed each over --keep. */
-export function runPolicy(config: Pick<Config, 'keep' | 'keepSuccessful' | 'keepFailed' | 'runTtl' | 'groupBy' | 'requireResultsStored'>): RunPolicy {
+export function runPolicy(config: Pick<Config, 'keep' | 'keepSuccessful' | 'keepFailed' | 'runTtl' | 'groupBy' | 'requireResultsStored' | 'selector'>): RunPolicy {
   const keepSuccessful = config.keepSuccessful ?? config.keep;
   const keepFailed = config.keepFailed ?? config.keep;
   return {
@@ -245,6 +245,8 @@ export function runPolicy(config: Pick<Config, 'keep' | 'keepSuccessful' | 'keep
     ...(config.runTtl !== undefined && { ttl: config.runTtl }),
     ...(config.groupBy !== undefined && { groupBy: config.groupBy }),
     requireResultsStored: config.requireResultsStored,
+    // --selector picks the runs that are targets; the run listing is read whole (core/labelselector.ts).
+    ...(config.selector !== '' && { selector: config.selector }),
     // A limit --keep gave is named so in each decision.
     ...(config.keep !== undefined &&
       (config.keepSuccessful === undefined || config.keepFailed === undefined) && {
@@ -266,9 +268,11 @@ export function collectsRuns(collect: readonly CollectorName[]): boolean {
 const RUN_POLICY_FLAGS: readonly FlagName[] = ['keep', 'keep-successful', 'keep-failed', 'run-ttl', 'group-by', 'require-results-stored', 'max-cascade-deletions'];
 
 /**
- * The runs' flags only with a run collector; and until the run listing honours --selector
- * (runs are listed whole, for the graph and for their groups' history), a run collector
- * refuses it rather than ignore it.
+ * The runs' flags only with a run collector. --selector picks the runs that are targets (the
+ * listing reads them all, for their groups' history); but a run is kept while an object that
+ * would go with it is kept (dependent-kept), and the selector hides from the pass the objects
+ * it does not match: so with a run collector it is refused beside a collector whose targets a
+ * run owns, rather than let a run go with an object that pass would keep.
  */
 function checkRunFlags(config: Config, settings: Settings, explaining: boolean, applying: boolean): void {
   const runs = runCollectors(config.collect);
@@ -280,9 +284,11 @@ function checkRunFlags(config: Config, settings: Settings, explaining: boolean, 
     if (explaining) throw new ConfigError(`${settings.origin(given)}: applies only to runs, explained as pipelinerun/NAMESPACE/NAME or taskrun/NAMESPACE/NAME, such as ${EXPLAIN_RUN_EXAMPLE} ${FLAGS[given].example}`);
     throw new ConfigError(`${settings.origin(given)}: applies only to runs, with --collect pipelineruns or taskruns, such as --collect ${[...config.collect, 'pipelineruns'].join(',')} ${FLAGS[given].example}`);
   }
-  if (config.selector !== '') {
-    const instead = explaining ? 'leave --selector out: explain decides a run as a pass does, which refuses it' : 'leave --selector out, or collect runs in a pass of their own';
-    throw new ConfigError(`${settings.origin('selector')} ${quote(config.selector)}: does not apply to ${runs.join(' and ')} yet (a run's history is its whole group's); ${instead}`);
+  const owned = config.collect.filter((name) => COLLECTORS[name].ownerRun);
+  if (config.selector !== '' && owned.length > 0) {
+    throw new ConfigError(
+      `${settings.origin('selector')} ${quote(config.selector)}: with ${runs.join(' and ')}, it cannot also narrow ${owned.join(', ')} (a run is kept while something that goes with it is kept, and the selector would hide those it does not match); collect runs in a pass of their own, such as --collect ${runs.join(',')} --selector ${quote(config.selector)}`,
+    );
   }
 }
 

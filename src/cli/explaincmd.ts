@@ -6,6 +6,7 @@
 import { passSettings, settingOrigin, type Config, type TargetName } from './config.js';
 import { COLLECTORS } from '../core/collectors.js';
 import { explain, explainRun, scopeVerdict, type Explanation, type RunSettingOrigins } from '../core/explain.js';
+import { runSelection } from '../core/labelselector.js';
 import { readPrunerConfig, withPrunerPolicy, type PrunerConfig, type PrunerConfigMaps } from '../core/prunerconfig.js';
 import type { TargetRecord } from '../core/types.js';
 import type { KubeCluster, Scope, ServedApis } from '../kube/cluster.js';
@@ -89,8 +90,10 @@ async function explainRunTarget(config: Config, name: TargetName, apis: ServedAp
     };
   }
   const namespaces = await deps.cluster.readNamespaces(only);
-  // The run collectors refuse --selector (config.ts): only the namespaces decide whether a pass looks at it.
-  const verdict = scopeVerdict(scope, name.namespace, true);
+  // --selector picks the runs a pass decides and may delete, by the labels the listing kept for it
+  // (core/labelselector.ts); the run is decided all the same, ranked among its whole group.
+  const selects = runSelection(policy.runs?.selector);
+  const verdict = scopeVerdict(scope, name.namespace, selects === undefined || selects(target.labels));
   const origins: RunSettingOrigins = {
     'min-age': settingOrigin(config, 'min-age'),
     'retain-for': settingOrigin(config, 'retain-for'),

@@ -224,7 +224,8 @@ export const FLAGS = {
     value: 'SELECTOR',
     help: [
       'Only targets matching this label selector (=, ==, !=, in, notin, key, !key), whatever',
-      'their collector. Without it: all.',
+      'their collector. Without it: all. A run it does not match is no target, but still holds',
+      'its place in its group\'s history (--keep).',
     ],
     example: '--selector app=ci',
     chart: { value: 'selector', as: 'env' },

@@ -9,6 +9,7 @@ import { actionFor, retentionFacts, type DecisionFacts, type OwnerRetain, type T
 export { actionFor } from './facts.js';
 import { buildGraph, compareText, type ReferenceGraph } from './graph.js';
 import { decideRuns, type RunDecisionWithFacts } from './history.js';
+import { runSelection } from './labelselector.js';
 import { withCascade } from './cascade.js';
 import { parseTimestampMs, retainValues, retentionKeys } from './retention.js';
 import { holdersShown, unreferenced } from './rules.js';
@@ -62,11 +63,14 @@ function decideEach<T>(view: ClusterView, policy: Policy, now: Date, keep: (deci
   // Only a StatefulSet can be released, and only when some StatefulSet is listed as a holder.
   const tracksReleases = (view.statefulSets?.length ?? 0) > 0;
   const decided: T[] = [];
+  // --selector: the API server applied it to every other listing; the runs were listed whole, for their groups' history.
+  const selects = runSelection(policy.runs?.selector);
+  const selected = selects === undefined ? undefined : (run: TargetRecord): boolean => selects(run.labels);
   for (const name of COLLECTOR_NAMES) {
     const collector = COLLECTORS[name];
     if (collector.decides === 'history') {
-      // A run's decision reads the other runs of its group: all of its kind at once (history.ts).
-      for (const one of decideRuns(byKind.get(collector.kind) ?? [], view.namespaces, policy, pass.nowMs, keep)) decided.push(one);
+      // A run's decision reads the other runs of its group: all of its kind at once (history.ts), only the selected ones decided.
+      for (const one of decideRuns(byKind.get(collector.kind) ?? [], view.namespaces, policy, pass.nowMs, keep, selected)) decided.push(one);
       continue;
     }
     for (const target of byKind.get(collector.kind) ?? []) {

@@ -122,18 +122,30 @@ export const NO_GROUP = '(no group label)';
 /**
  * The decision of every run in `runs` (targets of one run kind, of any namespaces), each with
  * its facts; `keep` picks what of each is kept, so that a pass drops the facts at once. In
- * the order given.
+ * the order given. With `only`, only the runs it picks are decided (--selector: the targets of
+ * the pass), each ranked among every run of its group in `runs`, picked or not: a run's place
+ * is what it would be without `only`, and so is its decision.
  */
-export function decideRuns<T>(runs: readonly TargetRecord[], namespaces: ReadonlyMap<string, NamespaceRecord>, policy: Policy, nowMs: number, keep: (decided: RunDecisionWithFacts) => T): T[] {
+export function decideRuns<T>(
+  runs: readonly TargetRecord[],
+  namespaces: ReadonlyMap<string, NamespaceRecord>,
+  policy: Policy,
+  nowMs: number,
+  keep: (decided: RunDecisionWithFacts) => T,
+  only?: (run: TargetRecord) => boolean,
+): T[] {
   const runPolicy: RunPolicy = policy.runs ?? { requireResultsStored: false };
   const read = runs.map((run) => readRun(run, namespaces.get(run.namespace), policy, runPolicy, nowMs));
   rank(read);
-  return read.map((one) => keep(finish(one, nowMs)));
+  const decided: T[] = [];
+  for (const one of read) if (only === undefined || only(one.target)) decided.push(keep(finish(one, nowMs)));
+  return decided;
 }
 
 /**
  * The decisions, with their facts, of the runs of one namespace (`explain pipelinerun/NS/NAME`):
  * a run's history is its namespace's, so deciding that namespace alone decides as a pass does.
+ * Every run is decided, whatever --selector picks (explain says apart whether it matches).
  * Sorted by kind, then name.
  */
 export function runDecisionsIn(namespace: string, runs: readonly TargetRecord[], namespaces: ReadonlyMap<string, NamespaceRecord>, policy: Policy, now: Date): RunDecisionWithFacts[] {

@@ -20,6 +20,8 @@ export interface RunTargetReading {
   groupBy?: string;
   /** Keys an external policy (RunPolicy.external) reads, kept in labels and annotations alike. */
   keeps?: (key: string) => boolean;
+  /** The label keys --selector reads (labelselector.ts selectorKeys): which runs are targets is decided on them. */
+  selectorKeys?: readonly string[];
   /** One copy of each namespace and of each label map; absent: none shared. */
   shared?: SharedStrings;
 }
@@ -57,9 +59,10 @@ export class SharedStrings {
   }
 }
 
-/** A key the runs' rules read on a run's labels: retention, run policy, its group. */
+/** A key the runs' rules read on a run's labels: retention, run policy, its group, and those --selector reads. */
 function keptLabel(reading: RunTargetReading): (key: string) => boolean {
-  return (key) => isRetentionKey(key) || isRunPolicyKey(key) || RUN_GROUP_LABELS.includes(key) || key === reading.groupBy || reading.keeps?.(key) === true;
+  return (key) =>
+    isRetentionKey(key) || isRunPolicyKey(key) || RUN_GROUP_LABELS.includes(key) || key === reading.groupBy || reading.keeps?.(key) === true || reading.selectorKeys?.includes(key) === true;
 }
 
 /** A key the runs' rules read on a run's annotations: retention, run policy, whether Results stored it. */

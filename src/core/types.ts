@@ -375,6 +375,12 @@ export interface RunPolicy extends RunLimits {
   keeps?: (key: string) => boolean;
   /** The flag a limit came from, as a decision names it, when not its own (`--keep` for both). */
   limitFlags?: { keepSuccessful?: string; keepFailed?: string };
+  /**
+   * --selector (a label selector, core/labelselector.ts): only the runs whose labels match it
+   * are targets of the pass, decided and reported; every run of a group, matched or not, still
+   * holds its place in the group's history. Absent or empty: every run is a target.
+   */
+  selector?: string;
 }
 
 /** A parsed retention duration: a length of time, or forever. */

@@ -203,10 +203,17 @@ export function redecide(policy: Policy, view: ClusterView, decisions: readonly 
   // stays whatever `only` says: its place in its group's history counts every run of the group.
   const acted = only === undefined ? view : { ...view, targets: view.targets.filter((target) => only.has(target.uid) || target.run !== undefined) };
   const again = new Map(decideBounded(acted, policy, now).map((decision) => [decision.target.uid, decision]));
+  // --selector: a run read again whose labels no longer match it is no target now, and has no fresh decision.
+  const stillListed = policy.runs?.selector === undefined ? undefined : new Set(view.targets.filter((target) => target.run !== undefined).map((target) => target.uid));
   return decisions.map((decision) => {
     const latest = again.get(decision.target.uid);
     // A decision the phase may not act on (`only`) stays as it was reported.
-    if (decision.action !== 'delete' || latest === undefined || (only !== undefined && !only.has(decision.target.uid))) return decision;
+    if (decision.action !== 'delete' || (only !== undefined && !only.has(decision.target.uid))) return decision;
+    if (latest === undefined) {
+      // Its DELETE names the version decided on, which its new labels replaced: the API server refuses it (409, `changed`).
+      if (stillListed?.has(decision.target.uid) === true) return { ...decision, message: `${decision.message}; but its labels no longer match --selector (seen when re-checking before deleting)` };
+      return decision;
+    }
     if (latest.action === 'delete') return latest;
     return { ...latest, message: `${latest.message} (seen when re-checking before deleting)` };
   });

@@ -202,7 +202,7 @@ export function planPolicy(settings: PlanSettings): Policy {
     labelPrefix: settings.labelPrefix,
     minAgeMs: settings.minAgeMs,
     ...(retainFor?.ok === true && { retainFor: retainFor.value }),
-    ...(settings.runs !== undefined && { runs: planRunPolicy(settings.runs) }),
+    ...(settings.runs !== undefined && { runs: { ...planRunPolicy(settings.runs), ...(settings.selector !== '' && { selector: settings.selector }) } }),
   };
 }
 

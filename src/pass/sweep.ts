@@ -1,6 +1,7 @@
 import { breachText, capBreaches, type CapBreach } from './caps.js';
 import { COLLECTORS, DEFAULT_COLLECTORS, collectorOf, isCollectorName, type Collector } from '../core/collectors.js';
 import { SharedStrings, type RunTargetReading } from '../core/runtargets.js';
+import { parseLabelSelector, selectorKeys } from '../core/labelselector.js';
 import { RunChildren, type TaskRunReading } from '../core/cascade.js';
 import { RUN_KINDS, RUN_KIND_NAMES } from '../core/kinds.js';
 import { PassedOverRuns, releasingOwners, runsNeededBy, targetStrings } from '../core/needed.js';
@@ -478,13 +479,16 @@ function collectsRunTargets(apis: ServedApis): boolean {
   return Object.keys(apis.targets).some((name) => isCollectorName(name) && COLLECTORS[name].decides === 'history');
 }
 
-/** How runs are read as targets in one pass: the keys the policy reads, and one copy of each namespace and label map. */
+/** How runs are read as targets in one pass: the keys the policy reads (--selector's too), and one copy of each namespace and label map. */
 export function runTargetReading(policy: Policy): RunTargetReading {
   const runs = policy.runs;
+  const selector = runs?.selector === undefined ? undefined : parseLabelSelector(runs.selector);
+  const keys = selector?.ok === true ? selectorKeys(selector.value) : [];
   return {
     shared: new SharedStrings(),
     ...(runs?.groupBy !== undefined && { groupBy: runs.groupBy }),
     ...(runs?.keeps !== undefined && { keeps: runs.keeps }),
+    ...(keys.length > 0 && { selectorKeys: keys }),
   };
 }
 

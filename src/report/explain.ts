@@ -150,7 +150,8 @@ export function renderExplanationText(explanation: Explanation): string {
     ...kindFields(explanation),
     ...field('uid', [target.uid]),
     ...field('created', [created]),
-    ...field('in scope', [explanation.scope.inScope ? 'yes' : `no: ${explanation.scope.why}; a pass never looks at it`]),
+    // A run out of the selector's scope is still read, for its group's history: it is only never a target.
+    ...field('in scope', [explanation.scope.inScope ? 'yes' : `no: ${explanation.scope.why}; ${run === undefined ? 'a pass never looks at it' : 'a pass never decides or deletes it'}`]),
     ...field('decision', [`${decision.action} (rule ${explanation.rule}, ${decision.reason})`]),
     ...field('why', [oneLine(decision.message)]),
     // A run is decided by its history, not by runs that link it.

@@ -67,7 +67,12 @@ const FLAG_CASES: BadCase[] = [
   { what: 'Results required without a run collector', argv: [], env: { TRGC_REQUIRE_RESULTS_STORED: 'true' }, names: 'TRGC_REQUIRE_RESULTS_STORED', shows: /--require-results-stored$/ },
   { what: 'a negative cap on what goes with the runs', argv: ['--collect', 'pipelineruns', '--max-cascade-deletions', '-1'], names: '--max-cascade-deletions', shows: /expected a whole number of 0 or more, such as 20000$/ },
   { what: 'a cap on what goes with the runs without a run collector', argv: [], env: { TRGC_MAX_CASCADE_DELETIONS: '5000' }, names: 'TRGC_MAX_CASCADE_DELETIONS', shows: /applies only to runs, with --collect pipelineruns or taskruns, such as --collect pipelineresources,pipelineruns --max-cascade-deletions 5000$/ },
-  { what: 'a run collector with a selector', argv: ['--collect', 'pipelineruns', '--selector', 'app=ci'], names: '--selector', shows: /leave --selector out, or collect runs in a pass of their own$/ },
+  {
+    what: 'a run collector with a selector, beside a collector whose targets a run owns',
+    argv: ['--collect', 'pipelineruns,workspace-pvcs', '--selector', 'app=ci'],
+    names: '--selector',
+    shows: /with pipelineruns, it cannot also narrow workspace-pvcs .*; collect runs in a pass of their own, such as --collect pipelineruns --selector "app=ci"$/,
+  },
   { what: 'a negative retention', argv: [], env: { TRGC_RETAIN_FOR: '-1d' }, names: 'TRGC_RETAIN_FOR', shows: /such as 12h, 7d/ },
   { what: 'a label prefix with a slash', argv: ['--label-prefix', 'gc.example.com/'], names: '--label-prefix', shows: /such as tekton-resource-gc\.io/ },
   { what: 'a negative deletion cap', argv: ['--max-deletions', '-1'], names: '--max-deletions', shows: /such as 1000/ },

@@ -311,9 +311,9 @@ describe('bad collector values fail the render, each in one line that says what 
       line: /maxCascadeDeletions: 500 caps what goes with runs, which collect \(pipelineresources\) does not name; add pipelineruns or taskruns, such as --set 'collect=\{pipelineresources,pipelineruns\}'$/,
     },
     {
-      why: 'a selector with a run collector (its groups are whole)',
-      values: { collect: ['pipelineruns'], selector: 'app=ci' },
-      line: /selector: app=ci does not apply to pipelineruns yet \(a run's history is its whole group's\); leave selector empty, or collect runs in a release of their own$/,
+      why: 'a selector with a run collector beside one whose targets a run owns',
+      values: { collect: ['pipelineruns', 'workspace-pvcs', 'pac-secrets'], selector: 'app=ci' },
+      line: /selector: app=ci cannot narrow workspace-pvcs, pac-secrets beside pipelineruns \(a run is kept while something that goes with it is kept, and the selector would hide those it does not match\); collect runs in a release of their own, such as --set 'collect=\{pipelineruns\}'$/,
     },
     {
       why: 'extraEnv setting TRGC_COLLECT, which would collect behind the RBAC',
@@ -356,5 +356,15 @@ describe('NOTES', () => {
     const text = await notes(LIVE);
     assert.match(text, /LIVE: this release DELETES PipelineResources on every pass\./);
     assert.doesNotMatch(text, /Collects:/);
+  });
+});
+
+describe('selector with the run collectors', () => {
+  it('renders with runs alone, or beside PipelineResources: the selector picks the runs that are targets', async () => {
+    for (const collect of [['pipelineruns', 'taskruns'], ['pipelineresources', 'pipelineruns']]) {
+      const container = containerOf(await render({ collect, keep: 3, selector: 'team=a' }));
+      assert.deepEqual(container.args, ['run', `--collect=${collect.join(',')}`, '--keep=3']);
+      assert.deepEqual(container.env?.find((variable) => variable.name === 'TRGC_SELECTOR'), { name: 'TRGC_SELECTOR', value: 'team=a' });
+    }
   });
 });

@@ -508,11 +508,12 @@ const INVALID: InvalidRow[] = [
   { flag: 'require-results-stored', argv: ['--require-results-stored'], message: '--require-results-stored: applies only to runs, with --collect pipelineruns or taskruns, such as --collect pipelineresources,pipelineruns --require-results-stored' },
   { flag: 'max-cascade-deletions', argv: ['--max-cascade-deletions', '500'], message: '--max-cascade-deletions: applies only to runs, with --collect pipelineruns or taskruns, such as --collect pipelineresources,pipelineruns --max-cascade-deletions 5000' },
   { flag: 'max-cascade-deletions', argv: ['--collect', 'pipelineruns', '--max-cascade-deletions', 'lots'], message: '--max-cascade-deletions "lots": expected a whole number of 0 or more, such as 20000' },
-  // Until selectors cover runs, a run collector refuses them.
+  // A selector with a run collector, beside a collector whose targets a run owns: a run kept for what goes with it would not see them all.
   {
     flag: 'selector',
-    argv: ['--collect', 'pipelineruns', '--selector', 'app=ci'],
-    message: '--selector "app=ci": does not apply to pipelineruns yet (a run\'s history is its whole group\'s); leave --selector out, or collect runs in a pass of their own',
+    argv: ['--collect', 'pipelineruns,workspace-pvcs', '--selector', 'app=ci'],
+    message:
+      '--selector "app=ci": with pipelineruns, it cannot also narrow workspace-pvcs (a run is kept while something that goes with it is kept, and the selector would hide those it does not match); collect runs in a pass of their own, such as --collect pipelineruns --selector "app=ci"',
   },
   // Not a duration.
   { flag: 'min-age', argv: ['--min-age', 'abc'], message: `--min-age "abc": ${MIN_AGE_EXPECTED}` },
@@ -611,6 +612,34 @@ const INVALID: InvalidRow[] = [
   { argv: ['run', 'ci'], message: 'unexpected argument "ci": tekton-resource-gc run takes flags only, such as tekton-resource-gc run --dry-run --namespace ci' },
 ];
 
+describe('parseConfig: --selector with the run collectors', () => {
+  it("picks the runs that are targets: the runs' policy holds it, and the scope as for every kind", () => {
+    const run = parseConfig(['--collect', 'pipelineruns,taskruns', '--keep', '2', '--selector', 'team=a'], {});
+    assert.ok(run.kind === 'run');
+    const settings = passSettings(run.config);
+    assert.equal(settings.scope.selector, 'team=a');
+    assert.equal(settings.policy.runs?.selector, 'team=a');
+  });
+
+  it('is taken beside PipelineResources, which no run owns', () => {
+    const run = parseConfig(['--collect', 'pipelineresources,pipelineruns', '--selector', 'team=a'], {});
+    assert.ok(run.kind === 'run');
+    assert.equal(passSettings(run.config).policy.runs?.selector, 'team=a');
+  });
+
+  it("is absent from the runs' policy without a selector", () => {
+    const run = parseConfig(['--collect', 'pipelineruns', '--keep', '2'], {});
+    assert.ok(run.kind === 'run');
+    assert.equal(passSettings(run.config).policy.runs?.selector, undefined);
+  });
+
+  for (const owned of ['affinity-assistants', 'pac-secrets', 'workspace-pvcs', 'resolution-requests']) {
+    it(`is refused beside ${owned}, whose targets a run owns`, () => {
+      assert.match(errorOf(['--collect', `taskruns,${owned}`, '--selector', 'team=a']).message, new RegExp(`^--selector "team=a": with taskruns, it cannot also narrow ${owned} `));
+    });
+  }
+});
+
 describe('parseConfig: invalid values', () => {
   for (const row of INVALID) {
     it(`${row.argv.join(' ')} ${JSON.stringify(row.env ?? {})}`, () => {
@@ -697,11 +726,9 @@ describe('parseConfig: explain KIND/NAMESPACE/NAME', () => {
     );
   });
 
-  it('a run refuses --selector, as a pass collecting runs does', () => {
-    assert.equal(
-      errorOf(['explain', 'taskrun/ci/lint-1', '--selector', 'app=ci']).message,
-      '--selector "app=ci": does not apply to taskruns yet (a run\'s history is its whole group\'s); leave --selector out: explain decides a run as a pass does, which refuses it',
-    );
+  it('a run takes --selector, as a pass collecting runs does: its runs\' policy holds it', () => {
+    const run = parseConfig(['explain', 'taskrun/ci/lint-1', '--selector', 'app=ci'], {});
+    assert.equal(run.kind === 'explain' && passSettings(run.config).policy.runs?.selector, 'app=ci');
   });
 
   const invalid: [string, string][] = [
