@@ -66,9 +66,10 @@ The cluster:
                           ${RUN_COLLECT_ARGS.join(' ')}
                           (each group's last 10 successes stay, failures go 10 days after they
                           finished) and its summary is checked against the decisions the shape
-                          implies, a warning when they differ); the flags below override it.
+                          implies, a warning when they differ; the live pass is the default
+                          shape's); the flags below override it.
                           default: default
-  --targets N             PipelineResources (not in the leftovers shape)
+  --targets N             PipelineResources (not in the leftovers or runs shape)
   --claims N              workspace claims (leftovers shape)
   --secrets N             Pipelines-as-Code Secrets (leftovers shape)
   --runs N                PipelineRuns and TaskRuns (a quarter PipelineRuns; a fifth in the
