@@ -1,4 +1,4 @@
-// npm run bench -- [--shape default|skew|leftovers] [--targets N] [--runs N] [--namespaces N]
+// npm run bench -- [--shape default|skew|leftovers|runs] [--targets N] [--runs N] [--namespaces N]
 //   [--target-namespaces N] [--pr-kb 8] [--tr-kb 4] [--run-kb 2,16] [--output json,text]
 //   [--node image,plain] [--watch-cache-modes off,on] [--scale 1,2,4] [--repeat 3] [--reuse]
 //   [--crossover 5,50,200] ...            (npm run bench -- --help says it all)
@@ -18,7 +18,8 @@ import { parseArgs } from 'node:util';
 import { startControlPlane } from '../harness/controlplane.js';
 import { deleteRate, imageNodeFlags, median, readFloor, readFloorInChild, runCollector, type CliRun, type FloorReach, type FloorResult } from './measure.js';
 import { LEFTOVER_COLLECTORS, leftoverTotals } from './leftovers.js';
-import { LIVE_NAMESPACE, namespaceName, targetNamespaceCount, type ClusterShape } from './objects.js';
+import { LIVE_NAMESPACE, namespaceName, targetNamespaceCount, type ClusterShape, type RunGroups } from './objects.js';
+import { RUN_COLLECT_ARGS, RUNS_SHAPE, expectedRunSummary, runSummaryDifferences, type ExpectedRunSummary } from './runs.js';
 import { RawApi, clearLiveTargets, seedCluster, seedLiveTargets, type SeedResult } from './seed.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,6 +33,8 @@ const SHAPES = {
   skew: { targets: 5_000, runs: 100_000, namespaces: 200, targetNamespaces: 5 },
   /** A current Tekton's (issue 14): no PipelineResources, the leftovers of its runs (bench/leftovers.ts). */
   leftovers: { targets: 0, runs: 40_000, namespaces: 50, claims: 20_000, secrets: 20_000 },
+  /** Runs collected themselves (issue 30): no PipelineResources, 10,000 PipelineRuns and 40,000 TaskRuns (bench/runs.ts). */
+  runs: RUNS_SHAPE,
 } as const;
 type ShapeName = keyof typeof SHAPES;
 
@@ -55,12 +58,22 @@ The cluster:
                           ${SHAPES.leftovers.secrets} Pipelines-as-Code Secrets beside ${SHAPES.leftovers.runs} runs in ${SHAPES.leftovers.namespaces}
                           namespaces, with the Pods and affinity-assistant StatefulSets that
                           use them; the dry run collects every leftover kind, the live pass
-                          deletes Secrets with no owner); the flags below override it.
+                          deletes Secrets with no owner) or
+                          runs (no PipelineResources: ${SHAPES.runs.runs / 5} PipelineRuns and ${(SHAPES.runs.runs * 4) / 5} TaskRuns
+                          in ${SHAPES.runs.namespaces} namespaces, a PipelineRun's two children and standalone ones,
+                          of ${SHAPES.runs.runGroups.pipelines} Pipelines and ${SHAPES.runs.runGroups.tasks} Tasks per namespace, binding a workspace; --scale 4
+                          is 40000 and 160000; the dry run collects the runs themselves with
+                          ${RUN_COLLECT_ARGS.join(' ')}
+                          (each group's last 10 successes stay, failures go 10 days after they
+                          finished) and its summary is checked against the decisions the shape
+                          implies, a warning when they differ; the live pass is the default
+                          shape's); the flags below override it.
                           default: default
-  --targets N             PipelineResources (not in the leftovers shape)
+  --targets N             PipelineResources (not in the leftovers or runs shape)
   --claims N              workspace claims (leftovers shape)
   --secrets N             Pipelines-as-Code Secrets (leftovers shape)
-  --runs N                PipelineRuns and TaskRuns (a quarter PipelineRuns)
+  --runs N                PipelineRuns and TaskRuns (a quarter PipelineRuns; a fifth in the
+                          runs shape)
   --namespaces N          namespaces holding runs
   --target-namespaces N   how many of them (the first) hold the targets; default: all
   --pr-kb KB              size of a PipelineRun with its status. default: 8
@@ -99,6 +112,7 @@ Examples:
   npm run bench -- --reuse --shape skew --scale 0.1 --crossover 5,50,100,150,200
   npm run bench -- --reuse --watch-cache-modes off,on
   npm run bench -- --reuse --shape leftovers --repeat 3
+  npm run bench -- --reuse --shape runs --scale 4 --node image,plain --no-live
 `;
 
 interface BenchFlags {
@@ -188,18 +202,24 @@ function readArgs(args: readonly string[]): Record<string, string | boolean | un
 
 /** The clusters to seed: the shape with each run size asked for. */
 function parseShapes(values: Record<string, string | boolean | undefined>): ClusterShape[] {
-  const shapeName = oneOf<ShapeName>('shape', String(values['shape']), ['default', 'skew', 'leftovers']);
-  const preset: { targets: number; runs: number; namespaces: number; targetNamespaces?: number; claims?: number; secrets?: number } = SHAPES[shapeName];
+  const shapeName = oneOf<ShapeName>('shape', String(values['shape']), ['default', 'skew', 'leftovers', 'runs']);
+  const preset: { targets: number; runs: number; namespaces: number; targetNamespaces?: number; claims?: number; secrets?: number; runGroups?: RunGroups } = SHAPES[shapeName];
   const given = (name: string): number | undefined => (values[name] === undefined ? undefined : positive(name, String(values[name])));
   const leftovers = shapeName === 'leftovers';
   for (const name of leftovers ? ['targets', 'target-namespaces'] : ['claims', 'secrets']) {
     if (values[name] !== undefined) throw new UsageError(`--${name}: ${leftovers ? 'the leftovers shape has no PipelineResources (--claims and --secrets size it)' : 'only with --shape leftovers'}`);
+  }
+  if (shapeName === 'runs') {
+    for (const name of ['targets', 'target-namespaces']) {
+      if (values[name] !== undefined) throw new UsageError(`--${name}: the runs shape has no PipelineResources (--runs sizes it)`);
+    }
   }
   const base = {
     targets: given('targets') ?? preset.targets,
     runs: given('runs') ?? preset.runs,
     namespaces: given('namespaces') ?? preset.namespaces,
     ...(leftovers && { leftovers: { claims: given('claims') ?? preset.claims ?? 0, secrets: given('secrets') ?? preset.secrets ?? 0 } }),
+    ...(preset.runGroups !== undefined && { runGroups: { ...preset.runGroups } }),
   };
   const targetNamespaces = given('target-namespaces') ?? preset.targetNamespaces;
   if (targetNamespaces !== undefined && targetNamespaces > base.namespaces) {
@@ -279,6 +299,8 @@ interface VariantResult {
   trKb: number;
   /** The leftovers shape: what it seeds besides the runs (bench/leftovers.ts). */
   leftovers?: { claims: number; secrets: number; pods: number; statefulSets: number };
+  /** The runs shape: its Pipelines and Tasks per namespace, and the collector's run flags (bench/runs.ts). */
+  runGroups?: RunGroups & { collect: readonly string[] };
   watchCache: boolean;
   /** `image`, `plain` or `custom`, and the flags themselves. */
   node: { name: string; flags: string[] };
@@ -307,7 +329,14 @@ interface VariantResult {
       /** The leftovers shape: the counts by kind and the claims' bytes, as the pass reports them. */
       byKind?: Record<string, { targets: number; delete: number; keep: number }>;
       bytes?: { candidates: number; released: number; pending: number };
+      /** The runs shape: what goes with the runs decided `delete`, as the pass reports it. */
+      cascade?: NonNullable<CliRun['summary']>['cascade'];
     };
+    /**
+     * The runs shape: the summary the shape implies (bench/runs.ts) at the last dry run, and
+     * whether the last dry run's summary said the same (`differences` when not).
+     */
+    expected?: ExpectedRunSummary & { matches: boolean; differences: string[] };
   };
   /** Once per server, with its first Node.js flag set: on that variant's result only. */
   live?: { deletes: number; deleted: number; qps: number; achievedQps: number; withinTenPercent: boolean; ms: number; maxRssBytes: number; requests: number; results: Record<string, number> };
@@ -335,7 +364,8 @@ interface ServerResult {
 function dataKey(shape: ClusterShape): string {
   const skew = shape.targetNamespaces === undefined || shape.targetNamespaces >= shape.namespaces ? '' : `-tn${shape.targetNamespaces}`;
   const leftovers = shape.leftovers === undefined ? '' : `-c${shape.leftovers.claims}-s${shape.leftovers.secrets}`;
-  return `t${shape.targets}-r${shape.runs}-n${shape.namespaces}${skew}${leftovers}-pr${shape.prKb}-tr${shape.trKb}`;
+  const groups = shape.runGroups === undefined ? '' : `-g${shape.runGroups.pipelines}x${shape.runGroups.tasks}`;
+  return `t${shape.targets}-r${shape.runs}-n${shape.namespaces}${skew}${leftovers}${groups}-pr${shape.prKb}-tr${shape.trKb}`;
 }
 
 /**
@@ -345,6 +375,8 @@ function dataKey(shape: ClusterShape): string {
  */
 function floorReach(shape: ClusterShape): { reach: FloorReach; name: VariantResult['floor']['reach'] } {
   if (shape.leftovers !== undefined) return { reach: { leftovers: true }, name: 'cluster' };
+  // The runs shape: with only run collectors on, a pass lists the PipelineRuns and the TaskRuns.
+  if (shape.runGroups !== undefined) return { reach: { targets: false }, name: 'cluster' };
   const targetNamespaces = targetNamespaceCount(shape);
   if (targetNamespaces >= shape.namespaces) return { reach: {}, name: 'cluster' };
   return { reach: { runNamespaces: Array.from({ length: targetNamespaces }, (_, i) => namespaceName(i)) }, name: 'target-namespaces' };
@@ -367,28 +399,39 @@ async function benchServer(flags: BenchFlags, setup: ServerSetup, entryPath: str
   const api = new RawApi(controlPlane.server, controlPlane.adminToken, flags.seedConcurrency);
   try {
     let seed: VariantResult['seed'];
+    // The "now" the runs' times were written from: the runs shape's expected decisions depend on it (TTL).
+    let seedNowMs: number | undefined;
     if (reusable) {
       log(`reusing the data seeded earlier in ${dataDir}`);
       seed = { reused: true };
+      const written = JSON.parse(readFileSync(marker, 'utf8')) as { nowMs?: unknown };
+      seedNowMs = typeof written.nowMs === 'number' ? written.nowMs : undefined;
     } else {
-      seed = { ...(await seedCluster(api, shape, { concurrency: flags.seedConcurrency, log })), reused: false };
-      if (marker !== undefined) await writeFile(marker, `${JSON.stringify({ shape, seededAt: new Date().toISOString() })}\n`);
+      seedNowMs = Date.now();
+      seed = { ...(await seedCluster(api, shape, { concurrency: flags.seedConcurrency, log, nowMs: seedNowMs })), reused: false };
+      if (marker !== undefined) await writeFile(marker, `${JSON.stringify({ shape, seededAt: new Date().toISOString(), nowMs: seedNowMs })}\n`);
     }
     await clearLiveTargets(api, leftovers !== undefined);
 
     const kubeconfig = controlPlane.kubeconfigPath;
     const common = ['--min-age', '0s', '--page-size', String(flags.pageSize), '--kubeconfig', kubeconfig];
-    // The dry run's collectors: PipelineResources (the default), or every leftover kind.
-    const collect = leftovers === undefined ? [] : ['--collect', LEFTOVER_COLLECTORS];
+    // The dry run's collectors: PipelineResources (the default), every leftover kind, or the runs with their policy.
+    const runShape = shape.runGroups !== undefined;
+    const collect = leftovers !== undefined ? ['--collect', LEFTOVER_COLLECTORS] : runShape ? [...RUN_COLLECT_ARGS] : [];
     const { reach, name: reachName } = floorReach(shape);
     log('warming up: one read of every collection');
-    const warm = await readFloor(api, flags.pageSize, leftovers === undefined ? {} : reach);
+    const warm = await readFloor(api, flags.pageSize, leftovers === undefined && !runShape ? {} : reach);
     // What the collector must read: all of it, or in a skewed shape the target namespaces' runs.
     const expectedItems = reachName === 'cluster' ? warm.items : (await readFloor(api, flags.pageSize, reach)).items;
     // What the collector's summary must count: the targets (in the leftovers shape the claims,
     // Secrets and affinity assistants, not the Pods the floor also reads) and the runs.
-    const expectedSummary: { items: number } | { targets: number; runs: number } =
-      leftovers === undefined ? { items: expectedItems } : { targets: leftovers.claims + leftovers.secrets + leftovers.statefulSets, runs: leftovers.runs };
+    // In the runs shape, the decisions the shape implies, checked below on the last dry run.
+    const expectedSummary: { items: number } | { targets: number; runs: number } | { decided: true } =
+      runShape ? { decided: true } : leftovers === undefined ? { items: expectedItems } : { targets: leftovers.claims + leftovers.secrets + leftovers.statefulSets, runs: leftovers.runs };
+    if (runShape && expectedItems !== shape.runs) log(`warning: the read floor read ${expectedItems} runs, the shape has ${shape.runs}`);
+    if (runShape && seedNowMs === undefined) log(`warning: ${marker ?? 'the seed'} does not say when the runs were written; their decisions cannot be checked`);
+    // When each variant's last dry run started and ended: a TTL can expire in between.
+    const dryRunTimes = new Map<string, { startMs: number; endMs: number }>();
     const server = { server: controlPlane.server, token: controlPlane.adminToken, pageSize: flags.pageSize };
 
     const floors = new Map<string, FloorResult[]>(flags.nodeFlagSets.map((set) => [set.name, []]));
@@ -398,8 +441,10 @@ async function benchServer(flags: BenchFlags, setup: ServerSetup, entryPath: str
       floors.get(node.name)?.push(await readFloorInChild(server, { cwd: ROOT, nodeFlags: node.flags }, reach));
     };
     const dryRun = async (node: BenchFlags['nodeFlagSets'][number], output: Output): Promise<void> => {
+      const startMs = Date.now();
       const run = checkRun('dry run', await runCollector({ entry: entryPath, nodeFlags: node.flags, args: ['--dry-run', '--output', output, ...collect, ...common], cwd: ROOT }), 0);
       const key = variantKey(node.name, output);
+      dryRunTimes.set(key, { startMs, endMs: Date.now() });
       dryRuns.set(key, [...(dryRuns.get(key) ?? []), run]);
     };
     for (let round = 1; round <= flags.repeat; round++) {
@@ -473,6 +518,7 @@ async function benchServer(flags: BenchFlags, setup: ServerSetup, entryPath: str
         if ('targets' in expectedSummary && (summary.targets !== expectedSummary.targets || summary.runs !== expectedSummary.runs)) {
           log(`warning: the collector saw ${summary.targets ?? 0} targets and ${summary.runs ?? 0} runs, the shape has ${expectedSummary.targets} and ${expectedSummary.runs}`);
         }
+        const expected = 'decided' in expectedSummary ? checkRunDecisions(shape, seedNowMs, dryRunTimes.get(variantKey(node.name, output)), summary, `${node.name} ${output}`) : undefined;
         return {
           scale: setup.scale,
           targets: shape.targets,
@@ -482,6 +528,7 @@ async function benchServer(flags: BenchFlags, setup: ServerSetup, entryPath: str
           prKb: shape.prKb,
           trKb: shape.trKb,
           ...(leftovers !== undefined && { leftovers: { claims: leftovers.claims, secrets: leftovers.secrets, pods: leftovers.pods, statefulSets: leftovers.statefulSets } }),
+          ...(shape.runGroups !== undefined && { runGroups: { ...shape.runGroups, collect: RUN_COLLECT_ARGS } }),
           watchCache: setup.watchCache,
           node,
           output,
@@ -515,7 +562,9 @@ async function benchServer(flags: BenchFlags, setup: ServerSetup, entryPath: str
               reasons: summary.reasons ?? {},
               ...(summary.byKind !== undefined && { byKind: summary.byKind }),
               ...(summary.bytes !== undefined && { bytes: summary.bytes }),
+              ...(runShape && summary.cascade !== undefined && { cascade: summary.cascade }),
             },
+            ...(expected !== undefined && { expected }),
           },
           ...(live !== undefined && node === firstNode && output === flags.outputs[0] && { live }),
           load,
@@ -582,6 +631,29 @@ async function measureCrossover(
   };
 }
 
+/**
+ * The runs shape: the decisions the shape implies (bench/runs.ts) against the last dry run's
+ * summary. A failure's TTL can expire while the pass runs, so the summary may match what the
+ * shape implies at the dry run's start or at its end; a warning when it matches neither.
+ */
+function checkRunDecisions(
+  shape: ClusterShape,
+  seedNowMs: number | undefined,
+  times: { startMs: number; endMs: number } | undefined,
+  summary: NonNullable<CliRun['summary']>,
+  variant: string,
+): VariantResult['dryRun']['expected'] {
+  if (seedNowMs === undefined || times === undefined) return undefined;
+  const atStart = expectedRunSummary(shape, seedNowMs, times.startMs);
+  const atEnd = expectedRunSummary(shape, seedNowMs, times.endMs);
+  const startDifferences = runSummaryDifferences(summary, atStart);
+  const differences = startDifferences.length === 0 ? [] : runSummaryDifferences(summary, atEnd);
+  const expected = startDifferences.length === 0 || differences.length > 0 ? atStart : atEnd;
+  if (differences.length > 0) log(`warning: the ${variant} dry run's summary differs from the decisions the runs shape implies: ${differences.join('; ')}`);
+  else log(`the ${variant} dry run decided what the runs shape implies: ${expected.delete} to delete, ${expected.keep} to keep, ${JSON.stringify(expected.reasons)}`);
+  return { ...expected, matches: differences.length === 0, differences };
+}
+
 function checkRun(what: string, run: CliRun, expected: number): CliRun {
   if (run.exitCode !== expected || run.summary === undefined) {
     throw new Error(`the collector's ${what} exited ${run.exitCode ?? 'on a signal'} (expected ${expected}) ${run.summary === undefined ? "without a 'pass finished' line" : ''}:\n${run.stderrTail}`);
@@ -600,6 +672,8 @@ function renderTable(results: readonly VariantResult[]): string {
     `${r.scale}x`,
     r.leftovers !== undefined
       ? `${r.leftovers.claims} PVCs, ${r.leftovers.secrets} Secrets`
+      : r.runGroups !== undefined
+        ? 'runs collected'
       : r.targetNamespaces < r.namespaces
         ? `${r.targets} in ${r.targetNamespaces} ns`
         : String(r.targets),

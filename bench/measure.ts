@@ -143,6 +143,8 @@ export interface PassSummary {
   /** With leftover collectors on: the counts by kind, and the bytes of the claims. */
   byKind?: Record<string, { targets: number; delete: number; keep: number }>;
   bytes?: { candidates: number; released: number; pending: number };
+  /** With run collectors on: what goes with the runs decided `delete`. */
+  cascade?: { runs: number; objects: Record<string, number>; bytes: number; alsoCollected: number };
 }
 
 export interface CliRun {

@@ -32,6 +32,18 @@ export interface ClusterShape {
    * Pipelines-as-Code Secrets, with the Pods and affinity-assistant StatefulSets that use them.
    */
   leftovers?: { claims: number; secrets: number };
+  /**
+   * The runs shape (issue 30): no PipelineResources (`targets` is 0), runs that bind a
+   * workspace, of this many Pipelines and Tasks per namespace (so that they fall into groups),
+   * a fifth of them PipelineRuns with two children each: the runs are what the dry run collects.
+   */
+  runGroups?: RunGroups;
+}
+
+/** How many Pipelines and Tasks the runs of one namespace come from (the runs shape). */
+export interface RunGroups {
+  pipelines: number;
+  tasks: number;
 }
 
 export type RunPhase = 'pending' | 'running' | 'succeeded' | 'failed' | 'cancelled';
@@ -48,6 +60,8 @@ export interface PipelineRunPlan {
   children: number;
   /** Hours since it finished (finished runs). */
   finishedHoursAgo: number;
+  /** Its Pipeline (label tekton.dev/pipeline, pipelineRef), in the runs shape; `build-and-push` when absent. */
+  pipeline?: string;
 }
 
 /** A TaskRun started on its own, naming one target as input through resourceRef. */
@@ -58,6 +72,8 @@ export interface TaskRunPlan {
   phase: RunPhase;
   input: string;
   finishedHoursAgo: number;
+  /** Its Task (label tekton.dev/task, taskRef), in the runs shape; `build-image` when absent. */
+  task?: string;
 }
 
 export interface TargetPlan {
@@ -138,8 +154,10 @@ export function planNamespace(shape: ClusterShape, index: number): NamespacePlan
     return pool[k % pool.length] as string;
   };
 
-  // A quarter of the runs are PipelineRuns, each with two children; standalone TaskRuns fill the rest.
-  const pipelineRunCount = Math.min(runCount, Math.round(runCount / 4));
+  // A quarter of the runs are PipelineRuns (a fifth in the runs shape), each with two children;
+  // standalone TaskRuns fill the rest.
+  const groups = shape.runGroups;
+  const pipelineRunCount = Math.min(runCount, Math.round(runCount / (groups === undefined ? 4 : 5)));
   const pipelineRuns: PipelineRunPlan[] = [];
   let childCount = 0;
   for (let p = 0; p < pipelineRunCount; p++) {
@@ -154,6 +172,7 @@ export function planNamespace(shape: ClusterShape, index: number): NamespacePlan
       resources: [pick(2 * p), pick(2 * p + 1)],
       children,
       finishedHoursAgo: 2 + ((p * 37) % 700),
+      ...(groups !== undefined && { pipeline: pipelineName(p % groups.pipelines) }),
     });
   }
   const taskRuns: TaskRunPlan[] = [];
@@ -165,9 +184,22 @@ export function planNamespace(shape: ClusterShape, index: number): NamespacePlan
       phase: phaseOf(r * 3 + index + 1),
       input: pick(r * 5 + 3),
       finishedHoursAgo: 2 + ((r * 53) % 700),
+      ...(groups !== undefined && { task: taskName(r % groups.tasks) }),
     });
   }
   return { name, targets, pipelineRuns, taskRuns };
+}
+
+const PIPELINE_NAMES = ['build-and-push', 'release', 'e2e', 'nightly', 'docs'];
+const TASK_NAMES = ['build-image', 'unit-test', 'lint', 'scan-image', 'deploy', 'notify'];
+
+/** The runs shape's Pipeline and Task names by index: a CI cluster's, numbered past the list. */
+export function pipelineName(index: number): string {
+  return PIPELINE_NAMES[index] ?? `pipeline-${index}`;
+}
+
+export function taskName(index: number): string {
+  return TASK_NAMES[index] ?? `task-${index}`;
 }
 
 /** How many namespaces hold targets: the first ones. */
@@ -367,11 +399,11 @@ export function pipelineRunObjects(
     metadata: {
       name: run.name,
       namespace: run.namespace,
-      labels: runLabels({ 'tekton.dev/pipeline': 'build-and-push', ...current?.labels }),
+      labels: runLabels({ 'tekton.dev/pipeline': run.pipeline ?? 'build-and-push', ...current?.labels }),
       ...(current?.annotations !== undefined && { annotations: current.annotations }),
     },
     spec: {
-      pipelineRef: { name: 'build-and-push' },
+      pipelineRef: { name: run.pipeline ?? 'build-and-push' },
       params: [{ name: 'IMAGE', value: `${REGISTRY}/api` }, { name: 'VERSION', value: run.name.slice(6, 14) }],
       ...(current === undefined
         ? { resources: [{ name: 'source', resourceRef: { name: source } }, { name: 'image', resourceRef: { name: image } }] }
@@ -418,15 +450,16 @@ export function childTaskRunName(parent: string, index: number): string {
  * either binds workspaces instead.
  */
 export function taskRunObjects(
-  run: { namespace: string; name: string; phase: RunPhase; finishedHoursAgo: number; input?: string; parent?: CreatedParent; pipelineTask?: string },
+  run: { namespace: string; name: string; phase: RunPhase; finishedHoursAgo: number; input?: string; parent?: CreatedParent; pipelineTask?: string; task?: string; pipeline?: string },
   bytes: number,
   nowMs: number,
   current?: WorkspaceBindings,
 ): { object: Json; status: () => Json } {
-  const labels: Record<string, string> = { 'tekton.dev/task': 'build-image', ...current?.labels };
+  const task = run.task ?? 'build-image';
+  const labels: Record<string, string> = { 'tekton.dev/task': task, ...current?.labels };
   if (run.parent !== undefined) {
     Object.assign(labels, {
-      'tekton.dev/pipeline': 'build-and-push',
+      'tekton.dev/pipeline': run.pipeline ?? 'build-and-push',
       'tekton.dev/pipelineRun': run.parent.name,
       'tekton.dev/pipelineTask': run.pipelineTask ?? 'build',
       'tekton.dev/memberOf': 'tasks',
@@ -449,7 +482,7 @@ export function taskRunObjects(
       }),
     },
     spec: {
-      taskRef: { name: 'build-image', kind: 'Task' },
+      taskRef: { name: task, kind: 'Task' },
       params: [{ name: 'IMAGE', value: `${REGISTRY}/api` }],
       ...(current === undefined ? { resources: { inputs: [input], outputs: [] } } : { workspaces: current.workspaces }),
       serviceAccountName: 'pipeline',

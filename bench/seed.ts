@@ -32,6 +32,7 @@ import {
   type ClusterShape,
   type NamespacePlan,
   type TargetPlan,
+  type WorkspaceBindings,
 } from './objects.js';
 
 export interface ApiAnswer {
@@ -128,6 +129,8 @@ function collection(kind: 'PipelineResource' | 'PipelineRun' | 'TaskRun', namesp
 export interface SeedOptions {
   concurrency: number;
   log: (line: string) => void;
+  /** The "now" the runs' times are written from (epoch ms); Date.now() when absent. */
+  nowMs?: number;
 }
 
 export interface SeedResult {
@@ -161,6 +164,8 @@ function* seedTasks(api: RawApi, shape: ClusterShape, nowMs: number, sent: { byt
   const prBytes = shape.prKb * 1024;
   const trBytes = shape.trKb * 1024;
   const plans: NamespacePlan[] = Array.from({ length: shape.namespaces }, (_, i) => planNamespace(shape, i));
+  // The runs shape has no PipelineResources: its runs bind a workspace, as a current Tekton's do.
+  const bindings: WorkspaceBindings | undefined = shape.runGroups === undefined ? undefined : { workspaces: [{ name: 'source', emptyDir: {} }] };
   // Targets first (runs name them), then the runs, namespace after namespace.
   for (const plan of plans) {
     for (const [t, target] of plan.targets.entries()) yield () => createTarget(api, target, t, sent);
@@ -168,7 +173,7 @@ function* seedTasks(api: RawApi, shape: ClusterShape, nowMs: number, sent: { byt
   for (const plan of plans) {
     for (const run of plan.pipelineRuns) {
       yield async () => {
-        const { object, status } = pipelineRunObjects(run, prBytes, nowMs);
+        const { object, status } = pipelineRunObjects(run, prBytes, nowMs, bindings);
         const childNames = Array.from({ length: run.children }, (_, i) => childTaskRunName(run.name, i));
         const parent = await createWithStatus(api, 'PipelineRun', object, status(childNames));
         // Never `sent.bytes += await …`: that reads the sum before the await and loses the other workers' additions.
@@ -176,10 +181,21 @@ function* seedTasks(api: RawApi, shape: ClusterShape, nowMs: number, sent: { byt
         for (const [i, child] of childNames.entries()) {
           // Children of a running PipelineRun: the first has finished, the next still runs.
           const phase = run.phase === 'running' ? (i === 0 ? 'succeeded' : 'running') : run.phase;
+          const pipelineTask = child.slice(run.name.length + 1);
           const objects = taskRunObjects(
-            { namespace: run.namespace, name: child, phase, finishedHoursAgo: run.finishedHoursAgo, parent: { name: run.name, uid: parent.uid }, pipelineTask: child.slice(run.name.length + 1) },
+            {
+              namespace: run.namespace,
+              name: child,
+              phase,
+              finishedHoursAgo: run.finishedHoursAgo,
+              parent: { name: run.name, uid: parent.uid },
+              pipelineTask,
+              // The runs shape: the child's Pipeline is its parent's, its Task the pipeline task's.
+              ...(run.pipeline !== undefined && { pipeline: run.pipeline, task: pipelineTask }),
+            },
             trBytes,
             nowMs,
+            bindings,
           );
           const created = await createWithStatus(api, 'TaskRun', objects.object, objects.status());
           sent.bytes += created.bytes;
@@ -189,7 +205,7 @@ function* seedTasks(api: RawApi, shape: ClusterShape, nowMs: number, sent: { byt
     }
     for (const run of plan.taskRuns) {
       yield async () => {
-        const { object, status } = taskRunObjects(run, trBytes, nowMs);
+        const { object, status } = taskRunObjects(run, trBytes, nowMs, bindings);
         const created = await createWithStatus(api, 'TaskRun', object, status());
         sent.bytes += created.bytes;
         return 1;
@@ -220,7 +236,8 @@ export async function seedCluster(api: RawApi, shape: ClusterShape, options: See
   const sent = { bytes: 0 };
   const progress = setInterval(() => options.log(progressLine('seed', done, total, started)), 2_000);
   try {
-    const tasks = shape.leftovers === undefined ? seedTasks(api, shape, Date.now(), sent) : leftoverSeedTasks(api, shape, Date.now(), sent);
+    const nowMs = options.nowMs ?? Date.now();
+    const tasks = shape.leftovers === undefined ? seedTasks(api, shape, nowMs, sent) : leftoverSeedTasks(api, shape, nowMs, sent);
     await pool(tasks, options.concurrency, (objects) => (done += objects));
   } finally {
     clearInterval(progress);

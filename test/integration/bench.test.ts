@@ -12,6 +12,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { childrenOf, leftoverTotals, planLeftoverNamespace, podsOf, podsOfRun, type LeftoverRunPlan } from '../../bench/leftovers.js';
 import { planNamespace, type ClusterShape, type RunPhase } from '../../bench/objects.js';
+import { RUN_COLLECT_ARGS, RUNS_SHAPE, type ExpectedRunSummary } from '../../bench/runs.js';
 import { readsPerNamespace } from '../../src/kube/cluster.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -326,4 +327,54 @@ test('npm run bench --shape leftovers at a tiny size reads and decides every lef
   assert.deepEqual(result.live.results, { deleted: LIVE_DELETES });
   assert.equal(result.live.deleted, LIVE_DELETES);
   assert.ok(result.live.achievedQps > 0 && result.live.achievedQps <= 2 * QPS, `${result.live.achievedQps} deletes/s at --qps ${QPS}`);
+});
+
+// The runs shape (issue 30) at a tiny size: no PipelineResources; PipelineRuns and TaskRuns of
+// several Pipelines and Tasks per namespace, collected themselves by the dry run (bench/runs.ts).
+const RUN_SHAPE_RUNS = 1000;
+/**
+ * Besides the runs, a pass that collects only runs asks for discovery (DISCOVERY_REQUESTS)
+ * and one list of Namespaces (their labels may set a run policy); it lists the runs across
+ * the cluster, as its run collectors want every namespace's.
+ */
+const RUN_NAMESPACE_REQUESTS = 1;
+
+test('npm run bench --shape runs at a tiny size reads only the runs and decides them as the shape implies', { timeout: 600_000 }, async () => {
+  const { code, stdout, stderr } = await runBench(['--shape', 'runs', '--runs', String(RUN_SHAPE_RUNS), '--namespaces', String(NAMESPACES), '--page-size', String(PAGE_SIZE), '--repeat', '1', '--no-live']);
+  assert.equal(code, 0, `bench failed:\n${stderr.slice(-4000)}`);
+  assert.doesNotMatch(stderr, /warning/, 'no summary differs from the shape');
+  const lines = stdout.trimEnd().split('\n');
+  assert.match(lines[1] ?? '', /runs collected/, 'the table says the runs are collected');
+  const line = JSON.parse(lines.at(-1) ?? '') as BenchLine & {
+    results: { runGroups: { pipelines: number; tasks: number; collect: string[] }; dryRun: { summary: { byKind: Record<string, unknown>; cascade: { runs: number } }; expected: ExpectedRunSummary & { matches: boolean; differences: string[] } } }[];
+  };
+  const [result] = line.results;
+  assert.ok(result !== undefined);
+  assert.deepEqual(result.runGroups, { ...RUNS_SHAPE.runGroups, collect: [...RUN_COLLECT_ARGS] });
+  const shape: ClusterShape = { targets: 0, runs: RUN_SHAPE_RUNS, namespaces: NAMESPACES, runGroups: { ...RUNS_SHAPE.runGroups }, prKb: 8, trKb: 4 };
+  assert.deepEqual(result.seed, { ...result.seed, reused: false, objects: RUN_SHAPE_RUNS });
+
+  // The floor reads the PipelineRuns and the TaskRuns, nothing else, across the cluster.
+  const pages = (count: number): number => Math.max(1, Math.ceil(count / PAGE_SIZE));
+  let pipelineRuns = 0;
+  for (let index = 0; index < NAMESPACES; index++) pipelineRuns += planNamespace(shape, index).pipelineRuns.length;
+  assert.equal(result.floor.items, RUN_SHAPE_RUNS);
+  assert.equal(result.floor.requests, pages(pipelineRuns) + pages(RUN_SHAPE_RUNS - pipelineRuns));
+
+  // The dry run decided what the shape implies (bench/runs.ts), every reason of the table's
+  // rows 4 and 9 to 12 among them, and counted what goes with the runs it would delete.
+  const { summary, expected } = result.dryRun;
+  assert.equal(expected.matches, true, expected.differences.join('; '));
+  assert.deepEqual(
+    { targets: summary.targets, runs: summary.runs, delete: summary.delete, keep: summary.keep, reasons: summary.reasons, byKind: summary.byKind },
+    { targets: expected.targets, runs: expected.runs, delete: expected.delete, keep: expected.keep, reasons: expected.reasons, byKind: expected.byKind },
+  );
+  assert.equal(summary.runs, RUN_SHAPE_RUNS);
+  for (const reason of ['run-active', 'history-kept', 'history-exceeded', 'ttl-expired', 'ttl-not-reached']) {
+    assert.ok((expected.reasons[reason] ?? 0) > 0, `the mix has ${reason}: ${JSON.stringify(expected.reasons)}`);
+  }
+  assert.equal(summary.cascade.runs, summary.delete);
+  // The floor's pages, discovery and the Namespaces: no PipelineResources, nothing read twice.
+  assert.equal(result.dryRun.retries, 0);
+  assert.equal(result.dryRun.requests, DISCOVERY_REQUESTS + RUN_NAMESPACE_REQUESTS + result.floor.requests, `the dry run made ${result.dryRun.requests} requests, the floor ${result.floor.requests}`);
 });
