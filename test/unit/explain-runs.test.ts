@@ -8,44 +8,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { explainRun, type Explanation, type RunExplainInput, type RunSettingOrigins } from '../../src/core/explain.js';
 import { decideRuns } from '../../src/core/history.js';
-import type { NamespaceRecord, Policy, RunPolicy, RunState, TargetRecord } from '../../src/core/types.js';
+import type { NamespaceRecord, Policy, RunPolicy, TargetRecord } from '../../src/core/types.js';
 import { describeCollectable, renderExplanationJson, renderExplanationText } from '../../src/report/explain.js';
 import { assertGolden } from '../support/golden.js';
-import { DAY, HOUR, NOW, POLICY, at } from '../fixtures/unit/records.js';
+import { DAY, HOUR, NOW, POLICY, runTarget, type RunTargetOptions } from '../fixtures/unit/records.js';
 
 const PREFIX = POLICY.labelPrefix;
 
-interface RunOptions {
-  state?: RunState;
-  /** Finished this long before NOW (finished runs only). */
-  finishedAgo?: number;
-  createdAgo?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  kind?: 'PipelineRun' | 'TaskRun';
-  deleting?: boolean;
-}
-
-function run(name: string, options: RunOptions = {}): TargetRecord {
-  const state = options.state ?? 'succeeded';
-  const finished = state === 'succeeded' || state === 'failed' || state === 'cancelled';
-  return {
-    kind: options.kind ?? 'PipelineRun',
-    namespace: 'ci',
-    name,
-    uid: `uid-${name}`,
-    resourceVersion: '1',
-    createdAt: at(-(options.createdAgo ?? 10 * DAY)),
-    labels: options.labels ?? { 'tekton.dev/pipeline': 'build' },
-    annotations: options.annotations ?? {},
-    ownerReferences: [],
-    ...(options.deleting === true && { deletionTimestamp: at(-HOUR) }),
-    run: { state, ...(finished && { finishedAt: at(-(options.finishedAgo ?? DAY)) }) },
-  };
-}
+const run = runTarget;
 
 /** n succeeded runs of build, b1 the newest (finished 1 h ago, each next one an hour earlier). */
-function history(n: number, options: RunOptions = {}, prefix = 'b'): TargetRecord[] {
+function history(n: number, options: RunTargetOptions = {}, prefix = 'b'): TargetRecord[] {
   return Array.from({ length: n }, (_, index) => run(`${prefix}${index + 1}`, { finishedAgo: (index + 1) * HOUR, ...options }));
 }
 

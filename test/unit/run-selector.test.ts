@@ -17,26 +17,11 @@ import type { ClusterView, Decision, Policy, RunPolicy, RunState, TargetRecord }
 import { redecide } from '../../src/pass/deletephase.js';
 import { planPolicy } from '../../src/pass/plan.js';
 import { runTargetReading } from '../../src/pass/sweep.js';
-import { DAY, HOUR, NOW, POLICY, at } from '../fixtures/unit/records.js';
+import { DAY, HOUR, NOW, POLICY, at, runTarget } from '../fixtures/unit/records.js';
 
 const PREFIX = POLICY.labelPrefix;
 
-function run(name: string, options: { state?: RunState; finishedAgo?: number; labels?: Record<string, string>; kind?: 'PipelineRun' | 'TaskRun'; resourceVersion?: string } = {}): TargetRecord {
-  const state = options.state ?? 'succeeded';
-  const finished = state === 'succeeded' || state === 'failed' || state === 'cancelled';
-  return {
-    kind: options.kind ?? 'PipelineRun',
-    namespace: 'ci',
-    name,
-    uid: `uid-${name}`,
-    resourceVersion: options.resourceVersion ?? '1',
-    createdAt: at(-10 * DAY),
-    labels: options.labels ?? { 'tekton.dev/pipeline': 'build' },
-    annotations: {},
-    ownerReferences: [],
-    run: { state, ...(finished && { finishedAt: at(-(options.finishedAgo ?? DAY)) }) },
-  };
-}
+const run = runTarget;
 
 function policy(runs: Partial<RunPolicy> = {}): Policy {
   return { ...POLICY, runs: { requireResultsStored: false, ...runs } };
