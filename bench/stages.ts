@@ -15,8 +15,10 @@
 // says the same of the moment, sampled every 20 ms, when the RSS was highest in the stage.
 // The sampler runs only between the pass's awaits: a synchronous stretch (deciding) shows in
 // the stage marks alone.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { getHeapSpaceStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { parseConfig, passSettings } from '../src/cli/config.js';
 import { KubeCluster } from '../src/kube/cluster.js';
 import { loadConnection } from '../src/kube/connect.js';
@@ -30,6 +32,9 @@ import { runPass } from '../src/pass/sweep.js';
 const MIB = 1024 * 1024;
 const started = performance.now();
 let lastStage = 'start';
+
+/** STAGES_HEAP_SNAPSHOT=deciding,report-built: the stages at whose mark a heap snapshot is written (to the temporary directory; the line names it), for bench/heapsummary.ts. */
+const snapshotStages = new Set((process.env['STAGES_HEAP_SNAPSHOT'] ?? '').split(',').filter((stage) => stage !== ''));
 
 /** Present under --expose-gc. */
 const collectGarbage = (globalThis as { gc?: () => void }).gc;
@@ -83,7 +88,8 @@ function mark(stage: string): void {
   };
   top = { rss: 0, at: {} };
   lastStage = stage;
-  process.stdout.write(`${JSON.stringify(line)}\n`);
+  const heapSnapshot = snapshotStages.has(stage) ? writeHeapSnapshot(join(tmpdir(), `stages-${process.pid}-${stage}.heapsnapshot`)) : undefined;
+  process.stdout.write(`${JSON.stringify({ ...line, ...(heapSnapshot !== undefined && { heapSnapshot }) })}\n`);
 }
 
 async function main(args: readonly string[]): Promise<number> {
