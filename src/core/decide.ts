@@ -103,10 +103,11 @@ function gatherFacts(target: TargetRecord, collector: Collector, pass: Pass): Ta
   const retention = retentionFacts(target, pass.view.namespaces.get(target.namespace), policy, newestFinish(links.references));
   const holders = collector.reads.pods || collector.reads.statefulSets ? pass.graph.holders(target, collector.heldBy, pass.released) : NO_HOLDERS;
   const releasedWarnings = holders.released.map((sts) => `StatefulSet ${sts.name} names it and is deleted before it in this pass`);
+  // The literal's own fields first, then the spread: a spread first makes a hidden class per target (types.ts amendDecision).
   return {
-    ...retention,
     target,
     nowMs: pass.nowMs,
+    ...retention,
     ...(links.ownerRetain !== undefined && { ownerRetain: links.ownerRetain }),
     references: links.references,
     unreadableRuns: unreadableRuns(target.namespace, collector, pass.graph),

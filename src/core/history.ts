@@ -188,7 +188,7 @@ function readRun(run: TargetRecord, namespace: NamespaceRecord | undefined, poli
   const limit = outcome === undefined ? undefined : outcome === 'succeeded' ? settings.keepSuccessful : settings.keepFailed;
   const ttl = settings.ttl;
   const ttlEnd: RuleEnd | undefined = ttl === undefined ? undefined : ttl.value.kind === 'forever' ? 'never' : finishedMs === undefined ? 'unknown' : finishedMs + ttl.value.ms;
-  const dated: TargetFacts = ttlEnd === undefined ? withInvalid : { ...withInvalid, ends: { ...withInvalid.ends, 'run-ttl': ttlEnd } };
+  const dated: TargetFacts = ttlEnd === undefined ? withInvalid : { ...withInvalid, ends: withRunTtlEnd(withInvalid.ends, ttlEnd) };
   const early = earlyVerdict(dated, runPolicy, outcome === undefined || finishedMs === undefined);
   return {
     target: run,
@@ -204,14 +204,26 @@ function readRun(run: TargetRecord, namespace: NamespaceRecord | undefined, poli
   };
 }
 
+/**
+ * `ends` and the run TTL's: a literal that the other ends are copied into. Not `{ ...ends,
+ * 'run-ttl': end }`: V8 gives each object a spread makes and a property is then added to a
+ * hidden class of its own, about 300 bytes, and a pass holds one `ends` per run until its
+ * kind is ranked (types.ts amendDecision says more).
+ */
+function withRunTtlEnd(ends: DecisionFacts['ends'], end: RuleEnd): DecisionFacts['ends'] {
+  const { 'retain-until': retainUntil, 'retain-for': retainFor } = ends;
+  return { 'min-age': ends['min-age'], ...(retainUntil !== undefined && { 'retain-until': retainUntil }), ...(retainFor !== undefined && { 'retain-for': retainFor }), 'run-ttl': end };
+}
+
 /** The facts the rows the runs share with every table read (retention, min age), as decide.ts gathers them for a target. */
 function baseFacts(run: TargetRecord, namespace: NamespaceRecord | undefined, policy: Policy, nowMs: number): TargetFacts {
   // retain-for counts from the run's own completion.
   const finishedMs = run.run?.finishedAt === undefined ? undefined : parseTimestampMs(run.run.finishedAt);
+  // The literal's own fields first, then the spread: a spread first makes a hidden class per object (withRunTtlEnd).
   return {
-    ...retentionFacts(run, namespace, policy, finishedMs),
     target: run,
     nowMs,
+    ...retentionFacts(run, namespace, policy, finishedMs),
     references: EMPTY_LIST,
     unreadableRuns: EMPTY_LIST,
     userClaims: EMPTY_LIST,

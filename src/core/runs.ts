@@ -60,7 +60,8 @@ export function readRunState(run: unknown): RunStateReading {
   const problems: ReadProblem[] = [];
   const finished = readFinished(run, problems);
   if (problems.length > 0) return { state: 'running', problems };
-  if (finished !== undefined) return { ...finished, problems };
+  // Field by field, not `{ ...finished, problems }`: that makes a hidden class for each of the pass's runs (types.ts amendDecision).
+  if (finished !== undefined) return { state: finished.state, finishedAt: finished.finishedAt, problems };
   return { state: isPendingRequested(run) ? 'pending' : 'running', problems };
 }
 

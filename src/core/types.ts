@@ -313,6 +313,33 @@ export interface Decision {
   goesWith?: string;
 }
 
+/** What amendDecision may change of a decision; the target, its references and its warnings stay. */
+export type DecisionChange = Partial<Pick<Decision, 'action' | 'reason' | 'message' | 'heldBy' | 'cascade' | 'goesWith'>>;
+
+/**
+ * `decision` with `change` applied, as a new object whose fields are set one by one in
+ * Decision's order. Not `{ ...decision, cascade }`: V8 gives each object a spread makes and a
+ * property is then added to a hidden class (Map and DescriptorArray) of its own, about 300
+ * bytes, where objects built alike share one; at the benchmark's 4x that was 104,806 run
+ * decisions with a cascade, 38 MB of the report's 127 MB heap (bench/RESULTS.md, "Issue 30").
+ */
+export function amendDecision(decision: Decision, change: DecisionChange): Decision {
+  const { target, references, warnings } = decision;
+  const action = change.action ?? decision.action;
+  const reason = change.reason ?? decision.reason;
+  const message = change.message ?? decision.message;
+  const heldBy = change.heldBy ?? decision.heldBy;
+  const cascade = change.cascade ?? decision.cascade;
+  const goesWith = change.goesWith ?? decision.goesWith;
+  // A run that goes, the common case: its cascade in the literal, not in a property array added to it.
+  if (cascade !== undefined && heldBy === undefined && goesWith === undefined) return { target, action, reason, message, references, warnings, cascade };
+  const amended: Decision = { target, action, reason, message, references, warnings };
+  if (heldBy !== undefined) amended.heldBy = heldBy;
+  if (cascade !== undefined) amended.cascade = cascade;
+  if (goesWith !== undefined) amended.goesWith = goesWith;
+  return amended;
+}
+
 /** What goes with one deleted run, by kind (only kinds with some), and the bytes of its claims. */
 export interface CascadeCounts {
   objects: Readonly<Partial<Record<CascadeKind, number>>>;

@@ -5,7 +5,7 @@
  */
 import { Breaker, describeTrip, type BreakerTrip } from './breaker.js';
 import { COLLECTOR_NAMES, collectorOf } from '../core/collectors.js';
-import type { ClusterView, Decision, Holder, LeftoverTarget, PodRecord, Policy, RunRecord, StatefulSetRecord, TargetRecord } from '../core/types.js';
+import { amendDecision, type ClusterView, type Decision, type Holder, type LeftoverTarget, type PodRecord, type Policy, type RunRecord, type StatefulSetRecord, type TargetRecord } from '../core/types.js';
 import { runOwnerNames } from '../core/graph.js';
 import type { RunTargetReading } from '../core/runtargets.js';
 import { decideBounded, logReadProblems } from './decisions.js';
@@ -338,8 +338,8 @@ class Deleter {
       const uid = decision.target.uid;
       const note = this.notes.get(uid) ?? unsettledNote(this.refusals.get(uid), this.results.has(uid));
       const holders = this.heldBy.get(uid);
-      const held = holders === undefined ? decision : { ...decision, heldBy: holders };
-      return note === undefined ? held : { ...held, message: `${decision.message}; ${note}` };
+      if (holders === undefined && note === undefined) return decision;
+      return amendDecision(decision, { ...(holders !== undefined && { heldBy: holders }), ...(note !== undefined && { message: `${decision.message}; ${note}` }) });
     });
     const trip = this.breaker.tripped;
     const errors = [...(this.fresh.error === undefined ? [] : [this.fresh.error]), ...(this.stopped === undefined || trip === undefined ? [] : [breakerError(trip, this.stopped, this.breaker.limit)])];

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { cascadeOf, cascadeTotals, readTaskRunExtras, rootsKeptForDependents, RunChildren, withCascade, type CascadeRoot, type OwnedObject } from '../../src/core/cascade.js';
-import type { Decision, OwnerRef, TargetRecord } from '../../src/core/types.js';
+import { amendDecision, type Decision, type DecisionChange, type OwnerRef, type TargetRecord } from '../../src/core/types.js';
 
 const NS = 'ci';
 
@@ -217,10 +217,50 @@ describe('withCascade', () => {
     assert.deepEqual(out.map((d) => d.target.name), decisions.map((d) => d.target.name));
   });
 
+  it('with only runs listed, counts each run’s TaskRuns and Pods from the listing and leaves kept runs as they were', () => {
+    const [two, alsoTwo, bare, kept] = ['two', 'also-two', 'bare', 'kept'].map(runTarget) as [TargetRecord, TargetRecord, TargetRecord, TargetRecord];
+    const children = new RunChildren(new Set());
+    for (const parent of [two, alsoTwo, kept]) {
+      for (let i = 0; i < 2; i += 1) children.add({ namespace: NS, name: `${parent.name}-t${i}`, uid: `uid-${parent.name}-t${i}`, parent: { name: parent.name, uid: parent.uid }, podName: `${parent.name}-t${i}-pod` });
+    }
+    children.add({ namespace: NS, name: 'two-t2', uid: 'uid-two-t2', parent: { name: two.name, uid: two.uid } });
+    const decisions = [decision(two, 'delete', 'history-exceeded'), decision(alsoTwo, 'delete', 'ttl-expired'), decision(bare, 'delete', 'ttl-expired'), decision(kept, 'keep', 'history-kept')];
+    const out = withCascade(decisions, { targets: decisions.map((d) => d.target), children });
+    assert.deepEqual(out[0], { ...decisions[0], cascade: { objects: { TaskRun: 3, Pod: 2 } } });
+    assert.deepEqual(out[1], { ...decisions[1], cascade: { objects: { TaskRun: 2, Pod: 2 } } });
+    assert.deepEqual(out[2], { ...decisions[2], cascade: { objects: {} } });
+    assert.equal(out[3], decisions[3]);
+  });
+
   it('reads a TaskRun’s Pod and retain leniently: any value but "false" retains', () => {
     const key = 'tekton-resource-gc.io/retain';
     assert.deepEqual(readTaskRunExtras({ metadata: { labels: { [key]: 'yes' } }, status: { podName: 'p' } }, key), { podName: 'p', retained: `its label ${key} is "yes"` });
     assert.deepEqual(readTaskRunExtras({ metadata: { annotations: { [key]: 'false' } }, status: {} }, key), {});
     assert.deepEqual(readTaskRunExtras({ metadata: { labels: { [key]: 7 } } }, key), { retained: `its label ${key} is 7` });
+  });
+});
+
+describe('amendDecision', () => {
+  const target: TargetRecord = { kind: 'PipelineRun', namespace: NS, name: 'build-1', uid: 'uid-1', resourceVersion: '1', createdAt: '2026-11-01T00:00:00Z', labels: {}, annotations: {}, ownerReferences: [] };
+  const base: Decision = { target, action: 'delete', reason: 'ttl-expired', message: 'finished 3d ago', references: [], warnings: ['w'] };
+  const changes: DecisionChange[] = [
+    {},
+    { cascade: { objects: { TaskRun: 1 } } },
+    { action: 'keep', reason: 'dependent-kept', message: 'kept for its claim' },
+    { heldBy: [{ kind: 'Pod', name: 'p' }] },
+    { goesWith: 'PipelineRun/build-0' },
+    { heldBy: [{ kind: 'Pod', name: 'p' }], cascade: { objects: {} }, message: 'm' },
+  ];
+
+  it('is the decision with the change applied, whatever the change and whatever the decision already had', () => {
+    for (const before of [base, { ...base, cascade: { objects: { Pod: 2 } }, goesWith: 'PipelineRun/x' }]) {
+      for (const change of changes) assert.deepEqual(amendDecision(before, change), { ...before, ...change });
+    }
+  });
+
+  it('sets the fields in one order, so that decisions amended alike share their shape', () => {
+    const keys = (d: Decision): string => Object.keys(d).join(',');
+    assert.equal(keys(amendDecision(base, { cascade: { objects: {} } })), 'target,action,reason,message,references,warnings,cascade');
+    assert.equal(keys(amendDecision({ ...base, goesWith: 'PipelineRun/x' }, { cascade: { objects: {} }, heldBy: [] })), 'target,action,reason,message,references,warnings,heldBy,cascade,goesWith');
   });
 });
