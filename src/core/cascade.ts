@@ -14,6 +14,7 @@
  * Pure: the pass hands in the runs it decided to delete and the objects it listed anyway
  * (TaskRuns, Pods, claims, Secrets, StatefulSets, requests); nothing is listed for this.
  */
+import { flat } from './flat.js';
 import { amendDecision, CASCADE_KINDS, type CascadeCounts, type CascadeKind, type ClusterView, type Decision, type OwnerRef, type TargetRecord } from './types.js';
 
 /** An object as the cascade reads it: who it is and who owns it. */
@@ -287,7 +288,7 @@ export function withCascade(decisions: readonly Decision[], view: Pick<ClusterVi
   return decisions.map((decision) => {
     const { target } = decision;
     const why = stays.get(target.uid);
-    if (why !== undefined) return amendDecision(decision, { action: 'keep', reason: 'dependent-kept', message: `${decision.message}; but ${why}` });
+    if (why !== undefined) return amendDecision(decision, { action: 'keep', reason: 'dependent-kept', message: flat`${decision.message}; but ${why}` });
     if (target.run !== undefined && decision.action === 'delete') return amendDecision(decision, { cascade: withChildren(counts.get(target.uid), children?.of(target.uid), shared) });
     const run = goesWith.get(target.uid);
     return run === undefined ? decision : amendDecision(decision, { goesWith: run });
@@ -317,9 +318,9 @@ class SharedCounts {
 
 function withChildren(listed: CascadeCounts | undefined, counted: { taskRuns: number; pods: number } | undefined, shared: SharedCounts): CascadeCounts {
   if (listed === undefined) return shared.of(counted?.taskRuns ?? 0, counted?.pods ?? 0);
-  const objects: Partial<Record<CascadeKind, number>> = { ...listed?.objects };
+  const objects: Partial<Record<CascadeKind, number>> = { ...listed.objects };
   // The listing counted every child TaskRun; those that own a target are in `listed` too.
   if (counted !== undefined && counted.taskRuns > 0) objects.TaskRun = counted.taskRuns;
   if (counted !== undefined && counted.pods > 0) objects.Pod = counted.pods;
-  return { objects, ...(listed?.bytes !== undefined && { bytes: listed.bytes }) };
+  return { objects, ...(listed.bytes !== undefined && { bytes: listed.bytes }) };
 }

@@ -21,6 +21,7 @@
  * - A limit and a TTL on the same outcome: the limit's N newest stay, the rest go; the TTL
  *   decides the runs of an outcome no limit covers.
  */
+import { flat } from './flat.js';
 import { actionFor, retentionFacts, type DecisionFacts, type RuleEnd, type TargetFacts, type Verdict } from './facts.js';
 import { compareText } from './graph.js';
 import { formatDuration, formatInstant, formatRetentionDuration, parseRetentionDuration, parseTimestampMs, type Parsed } from './retention.js';
@@ -135,10 +136,16 @@ export function decideRuns<T>(
   only?: (run: TargetRecord) => boolean,
 ): T[] {
   const runPolicy: RunPolicy = policy.runs ?? { requireResultsStored: false };
-  const read = runs.map((run) => readRun(run, namespaces.get(run.namespace), policy, runPolicy, nowMs));
-  rank(read);
+  const settings = new SettingsReader(policy.labelPrefix, runPolicy);
+  const read: (Reading | undefined)[] = runs.map((run) => readRun(run, namespaces.get(run.namespace), policy, runPolicy, settings, nowMs));
+  rank(read as Reading[]);
   const decided: T[] = [];
-  for (const one of read) if (only === undefined || only(one.target)) decided.push(keep(finish(one, nowMs)));
+  for (let i = 0; i < read.length; i += 1) {
+    const one = read[i] as Reading;
+    // Each reading is let go once decided: the decisions grow as the readings go.
+    read[i] = undefined;
+    if (only === undefined || only(one.target)) decided.push(keep(finish(one, nowMs)));
+  }
   return decided;
 }
 
@@ -176,13 +183,13 @@ interface Reading {
   ofOutcome?: number;
 }
 
-function readRun(run: TargetRecord, namespace: NamespaceRecord | undefined, policy: Policy, runPolicy: RunPolicy, nowMs: number): Reading {
+function readRun(run: TargetRecord, namespace: NamespaceRecord | undefined, policy: Policy, runPolicy: RunPolicy, reader: SettingsReader, nowMs: number): Reading {
   const facts = baseFacts(run, namespace, policy, nowMs);
-  const group = runGroup(run, runPolicy.groupBy);
+  const group = reader.group(run);
   const state = run.run?.state ?? 'running';
   const outcome: Outcome | undefined = state === 'succeeded' ? 'succeeded' : state === 'failed' || state === 'cancelled' ? 'failed' : undefined;
   const finishedMs = run.run?.finishedAt === undefined ? undefined : parseTimestampMs(run.run.finishedAt);
-  const settings = readSettings(run, namespace, policy.labelPrefix, runPolicy, group);
+  const settings = reader.read(run, namespace, group);
   const invalid = [...facts.invalid, ...settings.invalid];
   const withInvalid: TargetFacts = invalid.length === facts.invalid.length ? facts : { ...facts, invalid, warnings: [...facts.warnings, ...settings.invalid] };
   const limit = outcome === undefined ? undefined : outcome === 'succeeded' ? settings.keepSuccessful : settings.keepFailed;
@@ -192,7 +199,7 @@ function readRun(run: TargetRecord, namespace: NamespaceRecord | undefined, poli
   const early = earlyVerdict(dated, runPolicy, outcome === undefined || finishedMs === undefined);
   return {
     target: run,
-    warnings: dated.warnings,
+    warnings: dated.warnings.length === 0 ? EMPTY_LIST : dated.warnings,
     ...(dated.invalid.length > 0 && { invalid: dated.invalid }),
     ends: dated.ends,
     group,
@@ -251,8 +258,8 @@ function earlyVerdict(facts: TargetFacts, runPolicy: RunPolicy, active: boolean)
 /** Row 4: a run that has not finished (pending, running, cancel requested and not yet done), or whose status cannot be read. */
 function runActive({ target }: TargetFacts): Verdict {
   const unreadable = target.run?.unreadable;
-  if (unreadable !== undefined) return { reason: 'run-active', message: `its status or owner cannot be read (${unreadable}), so it counts as running` };
-  return { reason: 'run-active', message: `it has not finished (${target.run?.state ?? 'running'})` };
+  if (unreadable !== undefined) return { reason: 'run-active', message: flat`its status or owner cannot be read (${unreadable}), so it counts as running` };
+  return { reason: 'run-active', message: flat`it has not finished (${target.run?.state ?? 'running'})` };
 }
 
 /** Row 8: with --require-results-stored, Tekton Results has not written `results.tekton.dev/stored: "true"` on it yet. */
@@ -260,7 +267,7 @@ function resultsNotStored({ target }: TargetFacts): Verdict | null {
   const stored = target.annotations[RESULTS_STORED_ANNOTATION];
   if (stored === 'true') return null;
   const found = stored === undefined ? `it has no ${RESULTS_STORED_ANNOTATION} annotation` : `its ${RESULTS_STORED_ANNOTATION} annotation is "${stored}"`;
-  return { reason: 'results-not-stored', message: `Tekton Results has not stored it: ${found}, and --require-results-stored is on` };
+  return { reason: 'results-not-stored', message: flat`Tekton Results has not stored it: ${found}, and --require-results-stored is on` };
 }
 
 /** Ranks the runs that hold a slot (finished, decided by no earlier rule, not being deleted), per group and outcome: newest first by completion, ties by name. */
@@ -313,20 +320,20 @@ function historyVerdict(one: Reading, nowMs: number): Verdict {
   const inGroup = group === NO_GROUP ? `of its namespace's runs ${NO_GROUP}` : `in group ${group}`;
   if (limit !== undefined) {
     if (place !== undefined && place <= limit.value) {
-      return { reason: 'history-kept', message: `${ordinal(place)} newest of ${one.ofOutcome ?? place} ${outcome} runs ${inGroup}; ${limit.from} keeps ${limit.value}` };
+      return { reason: 'history-kept', message: flat`${ordinal(place)} newest of ${one.ofOutcome ?? place} ${outcome} runs ${inGroup}; ${limit.from} keeps ${limit.value}` };
     }
     const where = place === undefined ? 'it is already being deleted and holds no place' : `${ordinal(place)} newest of ${one.ofOutcome ?? place} ${outcome} runs ${inGroup}`;
-    return { reason: 'history-exceeded', message: `${where}; ${limit.from} keeps ${limit.value}` };
+    return { reason: 'history-exceeded', message: flat`${where}; ${limit.from} keeps ${limit.value}` };
   }
   if (ttl !== undefined) {
     const end = one.ends['run-ttl'];
     const text = formatRetentionDuration(ttl.value);
-    if (end === 'never') return { reason: 'ttl-not-reached', message: `run TTL forever (${ttl.from})` };
-    if (end === undefined || end === 'unknown') return { reason: 'ttl-not-reached', message: `run TTL ${text} (${ttl.from}) counts from its completion time, which cannot be read` };
-    if (nowMs >= end) return { reason: 'ttl-expired', message: `finished at ${formatInstant(one.finishedMs ?? end)}, ${formatDuration(nowMs - (one.finishedMs ?? end))} ago; run TTL ${text} (${ttl.from})` };
-    return { reason: 'ttl-not-reached', message: `run TTL ${text} (${ttl.from}) ends at ${formatInstant(end)}` };
+    if (end === 'never') return { reason: 'ttl-not-reached', message: flat`run TTL forever (${ttl.from})` };
+    if (end === undefined || end === 'unknown') return { reason: 'ttl-not-reached', message: flat`run TTL ${text} (${ttl.from}) counts from its completion time, which cannot be read` };
+    if (nowMs >= end) return { reason: 'ttl-expired', message: flat`finished at ${formatInstant(one.finishedMs ?? end)}, ${formatDuration(nowMs - (one.finishedMs ?? end))} ago; run TTL ${text} (${ttl.from})` };
+    return { reason: 'ttl-not-reached', message: flat`run TTL ${text} (${ttl.from}) ends at ${formatInstant(end)}` };
   }
-  return { reason: 'no-run-policy', message: `no history limit for ${outcome} runs and no run TTL apply to it` };
+  return { reason: 'no-run-policy', message: flat`no history limit for ${outcome} runs and no run TTL apply to it` };
 }
 
 /** `1st`, `2nd`, `3rd`, `11th`, `22nd`. */
@@ -364,20 +371,57 @@ interface Settings {
   invalid: string[];
 }
 
-/** Each setting from the most specific place that sets it: the run, its Namespace, the external policy, the flag. */
-function readSettings(run: TargetRecord, namespace: NamespaceRecord | undefined, prefix: string, policy: RunPolicy, group: string): Settings {
-  const keys = runPolicyKeys(prefix);
-  const invalid: string[] = [];
-  const onRun = readLevel((key) => ownValue(run, key), keys, invalid);
-  const onNamespace = namespace === undefined ? {} : readLevel((key) => namespaceValue(namespace, key), keys, invalid);
-  const external: ExternalRunLimits | undefined = policy.external?.(run, group);
-  const fromExternal: Level = external === undefined ? {} : levelOf(external, external.from);
-  const fromFlags: Level = levelOf(policy, 'the flag', policy.limitFlags);
-  const pick = <K extends keyof Level>(key: K): Level[K] => onRun[key] ?? onNamespace[key] ?? fromExternal[key] ?? fromFlags[key];
-  const keepSuccessful = pick('keepSuccessful');
-  const keepFailed = pick('keepFailed');
-  const ttl = pick('ttl');
-  return { ...(keepSuccessful !== undefined && { keepSuccessful }), ...(keepFailed !== undefined && { keepFailed }), ...(ttl !== undefined && { ttl }), invalid };
+/**
+ * Each setting from the most specific place that sets it: the run, its Namespace, the
+ * external policy, the flag. What every run shares is read once: the keys, the flags'
+ * settings, each Namespace's, and each group's name (a pass holds one per run).
+ */
+class SettingsReader {
+  private readonly keys: RunPolicyKeys;
+  private readonly fromFlags: Level;
+  private readonly namespaces = new Map<string, { level: Level; invalid: readonly string[] }>();
+  private readonly groups = new Map<string, string>();
+
+  constructor(
+    labelPrefix: string,
+    private readonly runPolicy: RunPolicy,
+  ) {
+    this.keys = runPolicyKeys(labelPrefix);
+    this.fromFlags = levelOf(runPolicy, 'the flag', runPolicy.limitFlags);
+  }
+
+  /** runGroup's key, one string for all the runs of a group. */
+  group(run: TargetRecord): string {
+    const key = runGroup(run, this.runPolicy.groupBy);
+    const known = this.groups.get(key);
+    if (known !== undefined) return known;
+    this.groups.set(key, key);
+    return key;
+  }
+
+  read(run: TargetRecord, namespace: NamespaceRecord | undefined, group: string): Settings {
+    const invalid: string[] = [];
+    const onRun = readLevel((key) => ownValue(run, key), this.keys, invalid);
+    const onNamespace = namespace === undefined ? {} : this.namespaceLevel(namespace);
+    if (namespace !== undefined) invalid.push(...(this.namespaces.get(namespace.name)?.invalid ?? EMPTY_LIST));
+    const external: ExternalRunLimits | undefined = this.runPolicy.external?.(run, group);
+    const fromExternal: Level = external === undefined ? {} : levelOf(external, external.from);
+    const pick = <K extends keyof Level>(key: K): Level[K] => onRun[key] ?? onNamespace[key] ?? fromExternal[key] ?? this.fromFlags[key];
+    const keepSuccessful = pick('keepSuccessful');
+    const keepFailed = pick('keepFailed');
+    const ttl = pick('ttl');
+    return { ...(keepSuccessful !== undefined && { keepSuccessful }), ...(keepFailed !== undefined && { keepFailed }), ...(ttl !== undefined && { ttl }), invalid };
+  }
+
+  private namespaceLevel(namespace: NamespaceRecord): Level {
+    let known = this.namespaces.get(namespace.name);
+    if (known === undefined) {
+      const invalid: string[] = [];
+      known = { level: readLevel((key) => namespaceValue(namespace, key), this.keys, invalid), invalid };
+      this.namespaces.set(namespace.name, known);
+    }
+    return known.level;
+  }
 }
 
 interface Level {

@@ -4,6 +4,7 @@
  * of its kind in order (collectors.ts) and the first verdict wins; a rule that two tables share
  * is one function here. Nothing here reads the clock: `now` is in the facts.
  */
+import { flat } from './flat.js';
 import type { Rule, RuleEnd, TargetFacts, Verdict } from './facts.js';
 import { formatDuration, formatInstant, formatRetentionDuration } from './retention.js';
 import { isActive } from './runs.js';
@@ -24,16 +25,16 @@ function stillKeeps(end: RuleEnd | undefined, nowMs: number): boolean {
  */
 export const retained: Rule = ({ retain: values, ownerRetain }) => {
   const own = values.find((value) => value.value);
-  if (own !== undefined) return { reason: 'retained', message: `retained by ${own.source} ${own.key}="${own.text}"` };
+  if (own !== undefined) return { reason: 'retained', message: flat`retained by ${own.source} ${own.key}="${own.text}"` };
   const onOwner = ownerRetain?.find((value) => value.value);
   if (onOwner === undefined) return null;
-  return { reason: 'retained', message: `retained by ${onOwner.source} ${onOwner.key}="${onOwner.text}" on its owner ${onOwner.run.kind} ${onOwner.run.name}` };
+  return { reason: 'retained', message: flat`retained by ${onOwner.source} ${onOwner.key}="${onOwner.text}" on its owner ${onOwner.run.kind} ${onOwner.run.name}` };
 };
 
 /** 2: the namespace's `<prefix>/retain` label (a label only), any value but `false` as in rule 1. */
 export const namespaceRetained: Rule = ({ namespaceRetain, target }) => {
   if (namespaceRetain?.value !== true) return null;
-  return { reason: 'namespace-retained', message: `namespace ${target.namespace} is retained by label ${namespaceRetain.key}="${namespaceRetain.text}"` };
+  return { reason: 'namespace-retained', message: flat`namespace ${target.namespace} is retained by label ${namespaceRetain.key}="${namespaceRetain.text}"` };
 };
 
 /** 3: a retention value that cannot be parsed: keep rather than guess what was meant. */
@@ -53,7 +54,7 @@ export const unreadableRun: Rule = ({ unreadableRuns }) => {
   const what = problems === undefined ? 'was read without its workspaces and annotations' : `has fields of an unexpected shape (${problems.map((p) => `${p.field}: ${p.problem}`).join('; ')})`;
   return {
     reason: 'unreadable-run',
-    message: `${run.kind} ${run.name || '(unnamed)'} ${whereRun(run.namespace)} ${what}${andMore(others.length, 'unreadable run')}, so what it links is unknown`,
+    message: flat`${run.kind} ${run.name || '(unnamed)'} ${whereRun(run.namespace)} ${what}${andMore(others.length, 'unreadable run')}, so what it links is unknown`,
   };
 };
 
@@ -63,7 +64,7 @@ export const userClaimed: Rule = ({ userClaims }) => {
   if (first === undefined) return null;
   return {
     reason: 'user-claimed',
-    message: `bound by name in a workspace of ${first.kind} ${first.name}, which is not its owner${andMore(others.length, 'such run')}`,
+    message: flat`bound by name in a workspace of ${first.kind} ${first.name}, which is not its owner${andMore(others.length, 'such run')}`,
   };
 };
 
@@ -76,7 +77,7 @@ export const referencedByActiveRun: Rule = ({ references, releasedBy }) => {
   if (first === undefined) return null;
   return {
     reason: 'referenced-by-active-run',
-    message: `${linkPhrase(first)} active ${first.kind} ${first.name} (${first.state})${first.via === 'ownerName' ? `, ${SAME_NAME}` : ''}${andMore(others.length, 'active run')}`,
+    message: flat`${linkPhrase(first)} active ${first.kind} ${first.name} (${first.state})${first.via === 'ownerName' ? `, ${SAME_NAME}` : ''}${andMore(others.length, 'active run')}`,
   };
 };
 
@@ -88,16 +89,16 @@ export const referencedByActiveRun: Rule = ({ references, releasedBy }) => {
 export const inUseByPod: Rule = ({ holders, target }) => {
   const [first, ...others] = holders.activePods;
   const condition = target.leftover?.inUseCondition;
-  if (first === undefined) return condition === undefined ? null : { reason: 'in-use-by-pod', message: `in use by a Pod, by ${unusedFalsePhrase(condition)}` };
+  if (first === undefined) return condition === undefined ? null : { reason: 'in-use-by-pod', message: flat`in use by a Pod, by ${unusedFalsePhrase(condition)}` };
   const also = condition === undefined ? '' : `, and by ${unusedFalsePhrase(condition)}`;
-  return { reason: 'in-use-by-pod', message: `in use by Pod ${first.name} (${podPhase(first)})${andMore(others.length, 'active Pod')}${also}` };
+  return { reason: 'in-use-by-pod', message: flat`in use by Pod ${first.name} (${podPhase(first)})${andMore(others.length, 'active Pod')}${also}` };
 };
 
 /** Leftovers 8: a StatefulSet names the claim: it would mount it again on its next Pod. */
 export const inUseByStatefulSet: Rule = ({ holders }) => {
   const [first, ...others] = holders.statefulSets;
   if (first === undefined) return null;
-  return { reason: 'in-use-by-statefulset', message: `named by StatefulSet ${first.name}${andMore(others.length, 'StatefulSet')}` };
+  return { reason: 'in-use-by-statefulset', message: flat`named by StatefulSet ${first.name}${andMore(others.length, 'StatefulSet')}` };
 };
 
 /** PipelineResources 6, leftovers 9: younger than minAge (exactly minAge is old enough); an unreadable or future creation time is young. */
@@ -105,17 +106,17 @@ export const tooYoung: Rule = ({ createdMs, nowMs, minAgeMs, ends, target }) => 
   if (!stillKeeps(ends['min-age'], nowMs)) return null;
   const minAge = formatDuration(minAgeMs);
   if (createdMs === undefined) {
-    return { reason: 'too-young', message: `creation time "${target.createdAt}" cannot be read; min age ${minAge}` };
+    return { reason: 'too-young', message: flat`creation time "${target.createdAt}" cannot be read; min age ${minAge}` };
   }
   const age = nowMs - createdMs;
   const when = age < 0 ? `${formatDuration(age)} from now by this clock` : `${formatDuration(age)} ago`;
-  return { reason: 'too-young', message: `created ${when}; min age ${minAge}` };
+  return { reason: 'too-young', message: flat`created ${when}; min age ${minAge}` };
 };
 
 /** PipelineResources 7, leftovers 10: `<prefix>/retain-until` still in the future (equal to now is not). */
 export const retainUntil: Rule = ({ retainUntil: until, ends, nowMs }) => {
   if (until === undefined || !stillKeeps(ends['retain-until'], nowMs)) return null;
-  return { reason: 'retain-until', message: `retained until ${formatInstant(until.value)} by ${until.source} ${until.key}` };
+  return { reason: 'retain-until', message: flat`retained until ${formatInstant(until.value)} by ${until.source} ${until.key}` };
 };
 
 /**
@@ -127,15 +128,15 @@ export const retainFor: Rule = ({ retainFor: setting, ends, nowMs, lastFinishMs,
   const end = ends['retain-for'];
   if (setting === undefined || end === undefined || !stillKeeps(end, nowMs)) return null;
   const setBy = setting.setBy === 'target' ? `${setting.own.source} ${setting.own.key}` : 'the global retain-for';
-  if (end === 'never') return { reason: 'retain-for', message: `retained forever by ${setBy}` };
+  if (end === 'never') return { reason: 'retain-for', message: flat`retained forever by ${setBy}` };
   const duration = formatRetentionDuration(setting.duration);
   const since = lastFinishMs ?? createdMs;
   // The min-age rule keeps every target whose creation time cannot be read, before this rule is asked.
   if (end === 'unknown' || since === undefined) {
-    return { reason: 'retain-for', message: `retain-for ${duration} (${setBy}) counts from its creation, whose time cannot be read` };
+    return { reason: 'retain-for', message: flat`retain-for ${duration} (${setBy}) counts from its creation, whose time cannot be read` };
   }
   const from = lastFinishMs === undefined ? `its creation at ${formatInstant(since)}` : target.run !== undefined ? `its completion at ${formatInstant(since)}` : `the last run finishing at ${formatInstant(since)}`;
-  return { reason: 'retain-for', message: `retain-for ${duration} (${setBy}) lasts until ${formatInstant(end)}, counted from ${from}` };
+  return { reason: 'retain-for', message: flat`retain-for ${duration} (${setBy}) lasts until ${formatInstant(end)}, counted from ${from}` };
 };
 
 /** How a run of an owner's name (via `ownerName`) is said to link the target: a rerun by name reads it. */
@@ -153,7 +154,7 @@ export const resolutionStored: Rule = ({ releasedBy }) => {
   const who = first.via === 'ownerName' ? `${first.kind} ${first.name} (${first.state}), ${SAME_NAME},` : `its owner ${first.kind} ${first.name} (${first.state})`;
   return {
     reason: 'resolution-stored',
-    message: `${who} stored what it resolved in ${stored} and reads it no more${andMore(others.length, 'such run')}`,
+    message: flat`${who} stored what it resolved in ${stored} and reads it no more${andMore(others.length, 'such run')}`,
   };
 };
 
@@ -168,10 +169,10 @@ export const runsFinished: Rule = ({ references, lastFinishMs }) => {
   const last = lastFinishMs === undefined ? '' : formatInstant(lastFinishMs);
   if (existing.length === 1) {
     const at = last === '' ? '' : ` at ${last}`;
-    return { reason: 'runs-finished', message: `its only linked run, ${first.kind} ${first.name} (${viaPhrase(first)}), finished${at}` };
+    return { reason: 'runs-finished', message: flat`its only linked run, ${first.kind} ${first.name} (${viaPhrase(first)}), finished${at}` };
   }
   const at = last === '' ? '' : `; last at ${last}`;
-  return { reason: 'runs-finished', message: `all ${existing.length} linked runs finished${at}` };
+  return { reason: 'runs-finished', message: flat`all ${existing.length} linked runs finished${at}` };
 };
 
 /** Leftovers 13: its owner is no listed run (by uid, or by name for the label), and no other run links it. */
@@ -179,7 +180,7 @@ export const ownerGone: Rule = ({ references }) => {
   // The runs-finished rule has taken every leftover a run that exists links: what is left links only gone owners.
   const [first, ...others] = references.filter((ref) => ref.state === 'gone');
   if (first === undefined) return null;
-  return { reason: 'owner-gone', message: `its owner ${first.kind} ${first.name} is gone${andMore(others.length, 'gone owner')} and no other run links it` };
+  return { reason: 'owner-gone', message: flat`its owner ${first.kind} ${first.name} is gone${andMore(others.length, 'gone owner')} and no other run links it` };
 };
 
 /** The last row of every table: rules before it leave only targets no run links; a gone run leaves no trace. */
