@@ -20,7 +20,7 @@ import { TerminalProgress, progressWanted } from './ops/progress.js';
 import { EXPLAIN_RENDERERS } from './report/explain.js';
 import { renderReportChunks } from './report/render.js';
 import { writeReportFile } from './ops/reportfile.js';
-import { keepYoungGenerationSmall } from './process/heap.js';
+import { keepHeapSmall } from './process/heap.js';
 import { localTimeZone, runOnSchedule } from './process/schedule.js';
 import { stopOnSignals } from './process/signals.js';
 import { abortableSleep } from './process/sleep.js';
@@ -304,7 +304,7 @@ function packageVersion(): string {
 }
 
 // Before the first pass lists anything: src/process/heap.ts says why.
-keepYoungGenerationSmall();
+keepHeapSmall();
 main(process.argv.slice(2), process.env).then(
   (code) => {
     process.exitCode = code;
