@@ -497,15 +497,18 @@ function levelOf(limits: { keepSuccessful?: number; keepFailed?: number; ttl?: R
   };
 }
 
-/** The external policy's settings, each history limit with the runs it counts when it says. */
+/**
+ * The external policy's settings, each history limit with the runs it counts when it says.
+ * Literals, not a spread and a property (withRunTtlEnd says why): a pass holds one per run.
+ */
 function externalLevel(external: ExternalRunLimits): Level {
-  const level = levelOf(external, external.from);
-  const { keepSuccessful, keepFailed } = level;
-  const { successfulCounts, failedCounts } = external;
+  const { from, keepSuccessful, keepFailed, successfulCounts, failedCounts } = external;
+  const limit = (value: number, counts: CountedRuns | undefined): Applied<number> => (counts === undefined ? { value, from } : { value, from, counts });
+  const { ttl } = levelOf({ ...(external.ttl !== undefined && { ttl: external.ttl }) }, from);
   return {
-    ...(keepSuccessful !== undefined && { keepSuccessful: successfulCounts === undefined ? keepSuccessful : { ...keepSuccessful, counts: successfulCounts } }),
-    ...(keepFailed !== undefined && { keepFailed: failedCounts === undefined ? keepFailed : { ...keepFailed, counts: failedCounts } }),
-    ...(level.ttl !== undefined && { ttl: level.ttl }),
+    ...(keepSuccessful !== undefined && { keepSuccessful: limit(keepSuccessful, successfulCounts) }),
+    ...(keepFailed !== undefined && { keepFailed: limit(keepFailed, failedCounts) }),
+    ...(ttl !== undefined && { ttl }),
   };
 }
 
