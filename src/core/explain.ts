@@ -65,6 +65,8 @@ export interface RunExplanation {
   /** 1 for the newest among the `ofOutcome` runs of its outcome that hold a place in its group. */
   rank?: number;
   ofOutcome?: number;
+  /** When its limit came from tektoncd/pruner's ConfigMaps: the runs pruner counts it among, where `rank` is its place by creation (history.ts RunFacts). */
+  countedAmong?: string;
   /** Why it holds no place, when it holds none. */
   noPlace?: string;
   /** The history limit of its outcome, when one applies. */
@@ -161,6 +163,7 @@ export function explainRun(input: RunExplainInput, policy: Policy, now: Date): E
     ...(facts.outcome !== undefined && { outcome: facts.outcome }),
     ...(facts.rank !== undefined && { rank: facts.rank }),
     ...(facts.ofOutcome !== undefined && { ofOutcome: facts.ofOutcome }),
+    ...(facts.countedAmong !== undefined && { countedAmong: facts.countedAmong }),
     ...(facts.rank === undefined && { noPlace: noPlace(target, facts, rule, decision.reason) }),
     ...(limit !== undefined && { limit }),
     ...(ttl !== undefined && { ttl }),
@@ -200,6 +203,11 @@ export function inGroup(group: string): string {
   return group === NO_GROUP ? "among its namespace's runs without a group label" : `in ${group}`;
 }
 
+/** Where its place is: inGroup, or `by creation among` the runs tektoncd/pruner counts its limit among. */
+export function whereRanked(run: Pick<RunExplanation, 'group' | 'countedAmong'>): string {
+  return run.countedAmong === undefined ? inGroup(run.group) : `by creation among ${run.countedAmong}`;
+}
+
 function noPlace(target: TargetRecord, facts: RunFacts, rule: number, reason: Reason): string {
   if (facts.outcome === undefined) return 'it has not finished';
   if (target.deletionTimestamp !== undefined) return 'it is already being deleted';
@@ -223,7 +231,10 @@ function runCollectable(reason: Reason, facts: RunFacts, run: RunExplanation): C
     const more = facts.limit.value - facts.rank + 1;
     return {
       when: 'unknown',
-      why: `it goes once ${more} more ${facts.outcome ?? 'finished'} ${more === 1 ? 'run' : 'runs'} ${inGroup(facts.group)} ${more === 1 ? 'finishes' : 'finish'} after it, which makes it the ${ordinal(facts.limit.value + 1)} newest, past the limit of ${facts.limit.value}`,
+      why:
+        facts.countedAmong === undefined
+          ? `it goes once ${more} more ${facts.outcome ?? 'finished'} ${more === 1 ? 'run' : 'runs'} ${inGroup(facts.group)} ${more === 1 ? 'finishes' : 'finish'} after it, which makes it the ${ordinal(facts.limit.value + 1)} newest, past the limit of ${facts.limit.value}`
+          : `it goes once ${more} more ${facts.outcome ?? 'finished'} ${more === 1 ? 'run' : 'runs'} created after it ${more === 1 ? 'finishes' : 'finish'} among ${facts.countedAmong}, which makes it the ${ordinal(facts.limit.value + 1)} newest by creation, past the limit of ${facts.limit.value}`,
     };
   }
   if (reason === 'ttl-not-reached') return { when: 'never', until: 'its completion time can be read' };
@@ -233,7 +244,7 @@ function runCollectable(reason: Reason, facts: RunFacts, run: RunExplanation): C
   if (lifted.when !== 'at') return lifted;
   const then =
     facts.limit !== undefined
-      ? `its place among the ${facts.outcome ?? 'finished'} runs ${inGroup(facts.group)} decides (a limit of ${facts.limit.value})`
+      ? `its place among the ${facts.outcome ?? 'finished'} runs ${whereRanked(facts)} decides (a limit of ${facts.limit.value})`
       : facts.ttl !== undefined
         ? `its run TTL of ${formatRetentionDuration(facts.ttl.value)} decides`
         : 'no history limit or run TTL applies to it, so it stays (no-run-policy)';

@@ -15,6 +15,11 @@
  *   that outcome that hold a slot. A run that an earlier rule keeps (retained, too young,
  *   not stored by Results...) or that is already being deleted holds no slot: the N slots go
  *   to runs that would otherwise go, which keeps more.
+ * - A limit of the external policy's that names the runs it counts (--pruner-config: the set
+ *   tektoncd/pruner lists for it) ranks the run in that set instead, newest first by
+ *   creationTimestamp as pruner sorts (ties by name), among the runs of its kind, namespace
+ *   and outcome that hold a slot and that the set includes. The same runs hold no slot there:
+ *   pruner counts them, so a slot not held keeps one more run than pruner does, never one less.
  * - Each setting is read, most specific first: the run's label (then its annotation), its
  *   Namespace's label, the external policy (--pruner-config), the flag. `keep-successful`
  *   and `keep-failed` win over `keep` where both are set on the same object.
@@ -26,7 +31,7 @@ import { actionFor, retentionFacts, type DecisionFacts, type RuleEnd, type Targe
 import { compareText } from './graph.js';
 import { formatDuration, formatInstant, formatRetentionDuration, parseRetentionDuration, parseTimestampMs, type Parsed } from './retention.js';
 import { namespaceRetained, retained, retainFor, retainUntil, retentionInvalid, tooYoung } from './rules.js';
-import { EMPTY_LIST, type Decision, type ExternalRunLimits, type NamespaceRecord, type Policy, type Reason, type RetentionDuration, type RunPolicy, type TargetRecord } from './types.js';
+import { EMPTY_LIST, type CountedRuns, type Decision, type ExternalRunLimits, type NamespaceRecord, type Policy, type Reason, type RetentionDuration, type RunPolicy, type TargetRecord } from './types.js';
 
 /** Set by Tekton Results' watcher once it stored the run (tektoncd/results, annotation `Stored`). */
 export const RESULTS_STORED_ANNOTATION = 'results.tekton.dev/stored';
@@ -77,6 +82,8 @@ export type Outcome = 'succeeded' | 'failed';
 export interface Applied<T> {
   value: T;
   from: string;
+  /** A history limit of the external policy's (--pruner-config): the runs it counts, in place of the run's group. */
+  counts?: CountedRuns;
 }
 
 /** When a run would go if nothing but the clock changed: now, at an instant, never (until someone changes something), or unknown (it depends on runs to come). */
@@ -90,8 +97,14 @@ export interface RunFacts {
   outcome?: Outcome;
   /** 1 for the newest; absent for a run that holds no slot (not finished, kept by an earlier rule, being deleted). */
   rank?: number;
-  /** How many of the group's runs of its outcome hold a slot. */
+  /** How many of the group's runs of its outcome hold a slot (of `countedAmong`'s when set). */
   ofOutcome?: number;
+  /**
+   * When its limit came from tektoncd/pruner's ConfigMaps: the runs pruner counts it among
+   * (`the PipelineRuns of namespace ci labelled env=prod`), where `rank` is its place, newest
+   * first by creation, in place of its group's by completion.
+   */
+  countedAmong?: string;
   /** The history limit of its outcome, and where it was set. */
   limit?: Applied<number>;
   ttl?: Applied<RetentionDuration>;
@@ -181,6 +194,8 @@ interface Reading {
   ttl?: Applied<RetentionDuration>;
   rank?: number;
   ofOutcome?: number;
+  /** Absent while its creation time has not been read for a ranking by creation (rankCounted). */
+  createdMs?: number;
 }
 
 function readRun(run: TargetRecord, namespace: NamespaceRecord | undefined, policy: Policy, runPolicy: RunPolicy, reader: SettingsReader, nowMs: number): Reading {
@@ -270,21 +285,62 @@ function resultsNotStored({ target }: TargetFacts): Verdict | null {
   return { reason: 'results-not-stored', message: flat`Tekton Results has not stored it: ${found}, and --require-results-stored is on` };
 }
 
-/** Ranks the runs that hold a slot (finished, decided by no earlier rule, not being deleted), per group and outcome: newest first by completion, ties by name. */
+/** Whether the run holds a place among the runs a limit counts: finished, decided by no earlier row, not being deleted. */
+function holdsPlace(one: Reading): boolean {
+  return one.early === null && one.outcome !== undefined && one.finishedMs !== undefined && one.target.deletionTimestamp === undefined;
+}
+
+/**
+ * Ranks the runs that hold a place (holdsPlace). A run whose limit counts its group is ranked
+ * among the group's runs of its outcome, newest first by completion, ties by name. A run whose
+ * limit counts another set (tektoncd/pruner's, Applied.counts) is ranked in that set: every run
+ * of its kind, namespace and outcome that holds a place and that the set includes, whatever
+ * its own limit, newest first by creation, ties by name (pruner's sort is stable over a list
+ * the API server returns by name: history_limiter.go:361-371).
+ */
 function rank(read: Reading[]): void {
   const slots = new Map<string, Reading[]>();
+  const counted = new Map<string, { counts: CountedRuns; key: string }>();
   for (const one of read) {
-    if (one.early !== null || one.outcome === undefined || one.finishedMs === undefined || one.target.deletionTimestamp !== undefined) continue;
-    const key = `${one.target.namespace}\u0000${one.group}\u0000${one.outcome}`;
+    if (!holdsPlace(one)) continue;
+    const key = `${one.target.namespace}\u0000${one.group}\u0000${one.outcome ?? ''}`;
     const list = slots.get(key);
     if (list === undefined) slots.set(key, [one]);
     else list.push(one);
+    const counts = one.limit?.counts;
+    if (counts !== undefined) counted.set(`${counts.key}\u0000${one.outcome ?? ''}`, { counts, key: `${one.target.namespace}\u0000${one.target.kind}\u0000${one.outcome ?? ''}` });
   }
   for (const list of slots.values()) {
     list.sort((a, b) => (b.finishedMs ?? 0) - (a.finishedMs ?? 0) || compareText(a.target.name, b.target.name));
     list.forEach((one, index) => {
+      if (one.limit?.counts !== undefined) return;
       one.rank = index + 1;
       one.ofOutcome = list.length;
+    });
+  }
+  if (counted.size > 0) rankCounted(read, [...counted.values()]);
+}
+
+/** Ranks each run whose limit counts a set in that set (rank's second half); the runs of a namespace, kind and outcome are gathered once. */
+function rankCounted(read: readonly Reading[], sets: readonly { counts: CountedRuns; key: string }[]): void {
+  const wanted = new Set(sets.map((set) => set.key));
+  const holders = new Map<string, Reading[]>();
+  for (const one of read) {
+    if (!holdsPlace(one)) continue;
+    const key = `${one.target.namespace}\u0000${one.target.kind}\u0000${one.outcome ?? ''}`;
+    if (!wanted.has(key)) continue;
+    one.createdMs ??= parseTimestampMs(one.target.createdAt) ?? 0;
+    const list = holders.get(key);
+    if (list === undefined) holders.set(key, [one]);
+    else list.push(one);
+  }
+  for (const { counts, key } of sets) {
+    const members = (holders.get(key) ?? []).filter((one) => counts.includes(one.target));
+    members.sort((a, b) => (b.createdMs ?? 0) - (a.createdMs ?? 0) || compareText(a.target.name, b.target.name));
+    members.forEach((one, index) => {
+      if (one.limit?.counts !== counts) return;
+      one.rank = index + 1;
+      one.ofOutcome = members.length;
     });
   }
 }
@@ -305,6 +361,7 @@ function finish(one: Reading, nowMs: number): RunDecisionWithFacts {
     ...(one.outcome !== undefined && { outcome: one.outcome }),
     ...(one.rank !== undefined && { rank: one.rank }),
     ...(one.ofOutcome !== undefined && { ofOutcome: one.ofOutcome }),
+    ...(one.limit?.counts !== undefined && { countedAmong: one.limit.counts.text }),
     ...(one.limit !== undefined && { limit: one.limit }),
     ...(one.ttl !== undefined && { ttl: one.ttl }),
     goesAt: goesAt(verdict.reason, one.ends),
@@ -317,7 +374,8 @@ function finish(one: Reading, nowMs: number): RunDecisionWithFacts {
 function historyVerdict(one: Reading, nowMs: number): Verdict {
   const { limit, ttl, rank: place, group } = one;
   const outcome = one.outcome ?? 'failed';
-  const inGroup = group === NO_GROUP ? `of its namespace's runs ${NO_GROUP}` : `in group ${group}`;
+  const counts = limit?.counts;
+  const inGroup = counts !== undefined ? `by creation among ${counts.text}` : group === NO_GROUP ? `of its namespace's runs ${NO_GROUP}` : `in group ${group}`;
   if (limit !== undefined) {
     if (place !== undefined && place <= limit.value) {
       return { reason: 'history-kept', message: flat`${ordinal(place)} newest of ${one.ofOutcome ?? place} ${outcome} runs ${inGroup}; ${limit.from} keeps ${limit.value}` };
@@ -405,7 +463,7 @@ class SettingsReader {
     const onNamespace = namespace === undefined ? {} : this.namespaceLevel(namespace);
     if (namespace !== undefined) invalid.push(...(this.namespaces.get(namespace.name)?.invalid ?? EMPTY_LIST));
     const external: ExternalRunLimits | undefined = this.runPolicy.external?.(run, group);
-    const fromExternal: Level = external === undefined ? {} : levelOf(external, external.from);
+    const fromExternal: Level = external === undefined ? {} : externalLevel(external);
     const pick = <K extends keyof Level>(key: K): Level[K] => onRun[key] ?? onNamespace[key] ?? fromExternal[key] ?? this.fromFlags[key];
     const keepSuccessful = pick('keepSuccessful');
     const keepFailed = pick('keepFailed');
@@ -436,6 +494,21 @@ function levelOf(limits: { keepSuccessful?: number; keepFailed?: number; ttl?: R
     ...(limits.keepSuccessful !== undefined && { keepSuccessful: { value: limits.keepSuccessful, from: flagged(flags.keepSuccessful ?? '--keep-successful') } }),
     ...(limits.keepFailed !== undefined && { keepFailed: { value: limits.keepFailed, from: flagged(flags.keepFailed ?? '--keep-failed') } }),
     ...(limits.ttl !== undefined && { ttl: { value: limits.ttl, from: flagged('--run-ttl') } }),
+  };
+}
+
+/**
+ * The external policy's settings, each history limit with the runs it counts when it says.
+ * Literals, not a spread and a property (withRunTtlEnd says why): a pass holds one per run.
+ */
+function externalLevel(external: ExternalRunLimits): Level {
+  const { from, keepSuccessful, keepFailed, successfulCounts, failedCounts } = external;
+  const limit = (value: number, counts: CountedRuns | undefined): Applied<number> => (counts === undefined ? { value, from } : { value, from, counts });
+  const { ttl } = levelOf({ ...(external.ttl !== undefined && { ttl: external.ttl }) }, from);
+  return {
+    ...(keepSuccessful !== undefined && { keepSuccessful: limit(keepSuccessful, successfulCounts) }),
+    ...(keepFailed !== undefined && { keepFailed: limit(keepFailed, failedCounts) }),
+    ...(ttl !== undefined && { ttl }),
   };
 }
 

@@ -28,7 +28,7 @@
  *   taskRuns entry, a historyLimit on an entry matched by name.
  */
 import yaml from 'js-yaml';
-import type { ExternalRunLimits, Policy, RunKindName, TargetRecord } from './types.js';
+import type { CountedRuns, ExternalRunLimits, Policy, RunKindName, TargetRecord } from './types.js';
 
 export const PRUNER_GLOBAL_CONFIGMAP = 'tekton-pruner-default-spec';
 export const PRUNER_NAMESPACE_CONFIGMAP = 'tekton-pruner-namespace-spec';
@@ -343,6 +343,12 @@ export interface PrunerRun {
   readonly name: string;
   readonly labels: Readonly<Record<string, string>>;
   readonly annotations: Readonly<Record<string, string>>;
+  /**
+   * Whether it has no label and no annotation at all. A run collector's record keeps only the
+   * keys a rule reads, so its maps can be empty on a run that has others: the record says
+   * (RunTarget.bare). Absent: read from the maps, which are then taken to be whole.
+   */
+  readonly bare?: boolean;
 }
 
 /**
@@ -487,8 +493,9 @@ function entryField(spec: PrunerNamespaceSpec | undefined, run: PrunerRun, name:
       return value === undefined ? undefined : { value, from: `${configMap} ${named.path}.${field} (name ${name.value})`, group: { by: 'name', labelKey: name.labelKey, value: name.value } };
     }
   }
-  // Only a run with labels or annotations is matched by selector (config.go:249).
-  if (Object.keys(run.labels).length === 0 && Object.keys(run.annotations).length === 0) return undefined;
+  // Only a run with labels or annotations is matched by selector (config.go:249): any at all,
+  // not only those a selector names (Tekton gives every TaskRun app.kubernetes.io/managed-by).
+  if (run.bare ?? (Object.keys(run.labels).length === 0 && Object.keys(run.annotations).length === 0)) return undefined;
   for (const entry of entries) {
     const selector = entry.selector.find((candidate) => selectorMatches(candidate, run));
     if (selector === undefined) continue;
@@ -523,37 +530,104 @@ function selectorText(selector: PrunerSelector): string {
 
 /**
  * What the run collectors read of tektoncd/pruner's policy (history.ts, RunPolicy.external):
- * the limits prunerLimitsFor gives a run, as history limits and a TTL, and the label and
- * annotation keys they read, which each run's record then keeps (runtargets.ts). Pruner's
- * limits are applied within this tool's groups and with its rows (docs/spec.md, "Runs"):
- * pruner counts a limit over the runs its entry selects, by creation time, and applies a TTL
- * beside the limits; here the count is per group, by completion time, and a TTL decides only
- * an outcome no limit covers. Both keep at least what pruner keeps within a group.
+ * the limits prunerLimitsFor gives a run, as history limits and a TTL, each history limit with
+ * the runs pruner counts it among (CountedRuns: history.ts ranks the run there, newest first
+ * by creation, as pruner does: history_limiter.go:269-371), and which labels and annotations
+ * each run's record keeps for that (runtargets.ts):
+ * - the keys the ConfigMaps' selectors name, and the annotation that names a run's name label;
+ * - a label whose value is the `name` of an entry that applies in the run's namespace: the
+ *   label an annotation names may be on runs that lack the annotation (pruner lists the runs
+ *   labelled `<labelKey>=<name>`, whatever their annotations: history_limiter.go:271-274), and
+ *   a limit matched by name always has an entry's name as its value. That keeps those labels
+ *   without keeping every map (a pass holds 200,000 records at the benchmark's 4x).
+ * A TTL is applied with this tool's rows (docs/spec.md, "Runs"): it decides only an outcome no
+ * limit covers, where pruner applies it beside the limits, which keeps more.
  */
-export function prunerRunPolicy(config: PrunerConfig): { external: (run: TargetRecord) => ExternalRunLimits | undefined; keeps: (key: string) => boolean } {
+export function prunerRunPolicy(config: PrunerConfig): { external: (run: TargetRecord) => ExternalRunLimits | undefined; keeps: (key: string, value: string, namespace: string) => boolean } {
   const keys = new Set<string>([PRUNER_NAME_LABEL_KEY_ANNOTATION]);
-  const addSpec = (spec: PrunerNamespaceSpec): void => {
+  const names = new Map<string, Set<string>>();
+  const addSpec = (namespace: string, spec: PrunerNamespaceSpec): void => {
     for (const entry of [...spec.pipelineRuns, ...spec.taskRuns]) {
       for (const selector of entry.selector) for (const key of [...Object.keys(selector.matchLabels), ...Object.keys(selector.matchAnnotations)]) keys.add(key);
+      if (entry.name !== undefined && entry.name !== '') names.set(namespace, (names.get(namespace) ?? new Set()).add(entry.name));
     }
   };
-  for (const spec of config.global.namespaces.values()) addSpec(spec);
-  for (const spec of config.namespaces.values()) addSpec(spec);
+  for (const [namespace, spec] of config.global.namespaces) addSpec(namespace, spec);
+  for (const [namespace, spec] of config.namespaces) addSpec(namespace, spec);
+  const counted = new CountedRunsTable();
   return {
-    keeps: (key) => keys.has(key),
+    keeps: (key, value, namespace) => keys.has(key) || names.get(namespace)?.has(value) === true,
     external: (run) => {
       if (run.kind !== 'PipelineRun' && run.kind !== 'TaskRun') return undefined;
-      const limits = prunerLimitsFor(config, { kind: run.kind, namespace: run.namespace, name: run.name, labels: run.labels, annotations: run.annotations });
-      const ttl = limits.ttlSecondsAfterFinished;
-      if (limits.successfulHistoryLimit === undefined && limits.failedHistoryLimit === undefined && ttl === undefined) return undefined;
+      const limits = prunerLimitsFor(config, { kind: run.kind, namespace: run.namespace, name: run.name, labels: run.labels, annotations: run.annotations, bare: run.run?.bare === true });
+      const { successfulHistoryLimit: successful, failedHistoryLimit: failed, ttlSecondsAfterFinished: ttl } = limits;
+      if (successful === undefined && failed === undefined && ttl === undefined) return undefined;
       return {
-        ...(limits.successfulHistoryLimit !== undefined && { keepSuccessful: limits.successfulHistoryLimit.value }),
-        ...(limits.failedHistoryLimit !== undefined && { keepFailed: limits.failedHistoryLimit.value }),
+        ...(successful !== undefined && { keepSuccessful: successful.value, successfulCounts: counted.of(run.kind, run.namespace, successful.group) }),
+        ...(failed !== undefined && { keepFailed: failed.value, failedCounts: counted.of(run.kind, run.namespace, failed.group) }),
         ...(ttl !== undefined && { ttl: { kind: 'duration', ms: ttl.value * 1000, text: `${ttl.value}s` } }),
         from: limits.from,
       };
     },
   };
+}
+
+/** One CountedRuns per set pruner lists, shared by every run whose limit counts it. */
+class CountedRunsTable {
+  private readonly known = new Map<string, CountedRuns>();
+
+  of(kind: RunKindName, namespace: string, group: PrunerHistoryGroup): CountedRuns {
+    const key = `${kind}\u0000${namespace}\u0000${countedKey(group)}`;
+    const found = this.known.get(key);
+    if (found !== undefined) return found;
+    const made: CountedRuns = { key, text: `the ${kind}s of namespace ${namespace}${countedText(group)}`, includes: countedIncludes(group) };
+    this.known.set(key, made);
+    return made;
+  }
+}
+
+function countedKey(group: PrunerHistoryGroup): string {
+  const pairs = (map: Readonly<Record<string, string>>): [string, string][] => Object.entries(map).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  switch (group.by) {
+    case 'namespace':
+      return 'namespace';
+    case 'name':
+      return `name\u0000${group.labelKey}\u0000${group.value}`;
+    case 'selector':
+      return `selector\u0000${JSON.stringify([pairs(group.selector.matchLabels), pairs(group.selector.matchAnnotations)])}`;
+  }
+}
+
+function countedText(group: PrunerHistoryGroup): string {
+  switch (group.by) {
+    case 'namespace':
+      return '';
+    case 'name':
+      return ` labelled ${group.labelKey}=${group.value}`;
+    case 'selector':
+      return ` that selector ${selectorText(group.selector)} matches`;
+  }
+}
+
+/**
+ * Which runs of the kind and namespace pruner lists for a limit: the name label with the
+ * name (history_limiter.go:271-274); the selector's labels, then its annotations
+ * (:275-318); every one for a namespace's or the top's own limit (:339-342). No run's own
+ * labels or annotations beyond those are asked for, and an empty selector lists all.
+ */
+function countedIncludes(group: PrunerHistoryGroup): (run: TargetRecord) => boolean {
+  switch (group.by) {
+    case 'namespace':
+      return () => true;
+    case 'name': {
+      const { labelKey, value } = group;
+      return (run) => own(run.labels, labelKey) === value;
+    }
+    case 'selector': {
+      const { selector } = group;
+      return (run) => selectorMatches(selector, run);
+    }
+  }
 }
 
 /**

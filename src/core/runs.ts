@@ -301,7 +301,7 @@ export function requiredString(metadata: Record<string, unknown>, key: string, p
 }
 
 /** Labels or annotations, every value checked, those `kept` copied so the listed object can be dropped. */
-export function stringMap(metadata: Record<string, unknown>, key: string, problems: ReadProblem[], kept: (name: string) => boolean = () => true): Record<string, string> {
+export function stringMap(metadata: Record<string, unknown>, key: string, problems: ReadProblem[], kept: (name: string, text: string) => boolean = () => true): Record<string, string> {
   const value = metadata[key];
   if (value === undefined || value === null) return {};
   const field = `metadata.${key}`;
@@ -312,7 +312,7 @@ export function stringMap(metadata: Record<string, unknown>, key: string, proble
   const copy: Record<string, string> = {};
   for (const [name, text] of Object.entries(value)) {
     if (typeof text !== 'string') problems.push({ field: `${field}[${JSON.stringify(name)}]`, problem: `expected a string, found ${describeValue(text)}` });
-    else if (kept(name)) copy[name] = text;
+    else if (kept(name, text)) copy[name] = text;
   }
   return copy;
 }

@@ -18,8 +18,8 @@ import { EMPTY_LIST, type ReadProblem, type RunKindName, type RunRecord, type Ru
 export interface RunTargetReading {
   /** --group-by: its label is kept too. */
   groupBy?: string;
-  /** Keys an external policy (RunPolicy.external) reads, kept in labels and annotations alike. */
-  keeps?: (key: string) => boolean;
+  /** Labels and annotations an external policy (RunPolicy.external) reads, by key or by value on a run of the namespace, kept alike. */
+  keeps?: (key: string, value: string, namespace: string) => boolean;
   /** The label keys --selector reads (labelselector.ts selectorKeys): which runs are targets is decided on them. */
   selectorKeys?: readonly string[];
   /** One copy of each namespace and of each label map; absent: none shared. */
@@ -59,15 +59,26 @@ export class SharedStrings {
   }
 }
 
-/** A key the runs' rules read on a run's labels: retention, run policy, its group, and those --selector reads. */
-function keptLabel(reading: RunTargetReading): (key: string) => boolean {
-  return (key) =>
-    isRetentionKey(key) || isRunPolicyKey(key) || RUN_GROUP_LABELS.includes(key) || key === reading.groupBy || reading.keeps?.(key) === true || reading.selectorKeys?.includes(key) === true;
+/** A label the runs' rules read on a run of `namespace`: retention, run policy, its group, those --selector reads, and those the external policy reads. */
+function keptLabel(reading: RunTargetReading, namespace: string): (key: string, value: string) => boolean {
+  return (key, value) =>
+    isRetentionKey(key) ||
+    isRunPolicyKey(key) ||
+    RUN_GROUP_LABELS.includes(key) ||
+    key === reading.groupBy ||
+    reading.keeps?.(key, value, namespace) === true ||
+    reading.selectorKeys?.includes(key) === true;
 }
 
-/** A key the runs' rules read on a run's annotations: retention, run policy, whether Results stored it. */
-function keptAnnotation(reading: RunTargetReading): (key: string) => boolean {
-  return (key) => isRetentionKey(key) || isRunPolicyKey(key) || key === RESULTS_STORED_ANNOTATION || reading.keeps?.(key) === true;
+/** An annotation the runs' rules read on a run of `namespace`: retention, run policy, whether Results stored it, and those the external policy reads. */
+function keptAnnotation(reading: RunTargetReading, namespace: string): (key: string, value: string) => boolean {
+  return (key, value) => isRetentionKey(key) || isRunPolicyKey(key) || key === RESULTS_STORED_ANNOTATION || reading.keeps?.(key, value, namespace) === true;
+}
+
+/** No label and no annotation at all (an absent or empty map each), whatever the record keeps of them. */
+function bare(metadata: Record<string, unknown>): boolean {
+  const empty = (value: unknown): boolean => value === undefined || value === null || (isRecord(value) && Object.keys(value).length === 0);
+  return empty(metadata['labels']) && empty(metadata['annotations']);
 }
 
 /**
@@ -106,11 +117,11 @@ export function toRunTarget(obj: unknown, run: RunRecord, reading: RunTargetRead
   for (const key of ['namespace', 'name', 'uid', 'resourceVersion'] as const) {
     if (run[key] === '') problems.push({ field: `metadata.${key}`, problem: 'expected a non-empty string' });
   }
-  const annotations = stringMap(metadata, 'annotations', problems, keptAnnotation(reading));
+  const annotations = stringMap(metadata, 'annotations', problems, keptAnnotation(reading, run.namespace));
   // tektoncd/pruner names a run by the label its annotation names (prunerconfig.ts prunerResourceName): that label is read too.
   const named = reading.keeps === undefined ? undefined : annotations[PRUNER_NAME_LABEL_KEY_ANNOTATION];
-  const keptLabels = keptLabel(reading);
-  const labels = stringMap(metadata, 'labels', problems, named === undefined ? keptLabels : (key) => key === named || keptLabels(key));
+  const keptLabels = keptLabel(reading, run.namespace);
+  const labels = stringMap(metadata, 'labels', problems, named === undefined ? keptLabels : (key, value) => key === named || keptLabels(key, value));
   const deletionTimestamp = metadata['deletionTimestamp'];
   if (deletionTimestamp !== undefined && deletionTimestamp !== null && (typeof deletionTimestamp !== 'string' || deletionTimestamp === '')) {
     problems.push({ field: 'metadata.deletionTimestamp', problem: `expected a timestamp, found ${shown(deletionTimestamp)}` });
@@ -128,7 +139,8 @@ export function toRunTarget(obj: unknown, run: RunRecord, reading: RunTargetRead
     annotations: shared === undefined ? frozenOrEmpty(annotations) : shared.map(annotations),
     ownerReferences: EMPTY_LIST,
     ...(typeof deletionTimestamp === 'string' && { deletionTimestamp }),
-    run: runTarget(run),
+    // Only the external policy (--pruner-config) reads it: without one, no record carries it.
+    run: runTarget(run, reading.keeps !== undefined && bare(metadata)),
   };
 }
 
@@ -137,12 +149,13 @@ function frozenOrEmpty(map: Record<string, string>): Readonly<Record<string, str
 }
 
 /** What the decision reads of the run's own state; a run whose state or parent cannot be read counts as running (runs.ts). */
-function runTarget(run: RunRecord): RunTarget {
+function runTarget(run: RunRecord, isBare: boolean): RunTarget {
   const unreadable = run.problems.filter((problem) => problem.field.startsWith('status') || problem.field.startsWith('metadata.ownerReferences'));
   return {
     state: run.state,
     ...(run.finishedAt !== undefined && { finishedAt: run.finishedAt }),
     ...(unreadable.length > 0 && { unreadable: unreadable.map((problem) => `${problem.field}: ${problem.problem}`).join('; ') }),
+    ...(isBare && { bare: true as const }),
   };
 }
 

@@ -90,6 +90,12 @@ export interface RunTarget {
   finishedAt?: string;
   /** What could not be read of its status: it counts as running (`run-active`). */
   unreadable?: string;
+  /**
+   * Set, with --pruner-config only, on a run with no label and no annotation at all: its
+   * record keeps only some keys, and tektoncd/pruner matches selectors only on a run that has
+   * some (config.go:249).
+   */
+  bare?: true;
 }
 
 /** What a run names in its workspaces: claims (`persistentVolumeClaim.claimName`) and Secrets (`secret.secretName`). */
@@ -381,6 +387,25 @@ export interface RunLimits {
 export interface ExternalRunLimits extends RunLimits {
   /** Where they were set, e.g. `ConfigMap tekton-pipelines/tekton-pruner-default-spec`. */
   from: string;
+  /** The runs `keepSuccessful` counts when not the run's group: tektoncd/pruner's set for that limit. */
+  successfulCounts?: CountedRuns;
+  /** The same for `keepFailed`. */
+  failedCounts?: CountedRuns;
+}
+
+/**
+ * The runs a history limit counts when that is not the run's group: the set tektoncd/pruner
+ * lists for the limit (history_limiter.go:269-342), of the run's kind and namespace. Runs
+ * whose limits name equal keys are ranked together, newest first by creationTimestamp, as
+ * pruner ranks them (history_limiter.go:361-371). One object per set, shared by its runs.
+ */
+export interface CountedRuns {
+  /** Equal for equal sets of one kind and namespace. */
+  readonly key: string;
+  /** What they are, read after "among": `the PipelineRuns of namespace ci labelled env=prod`. */
+  readonly text: string;
+  /** Whether a run of that kind and namespace is one of them, by the labels and annotations its record keeps. */
+  readonly includes: (run: TargetRecord) => boolean;
 }
 
 /**
@@ -398,8 +423,11 @@ export interface RunPolicy extends RunLimits {
    * are in its labels and annotations.
    */
   external?: (run: TargetRecord, group: string) => ExternalRunLimits | undefined;
-  /** Label and annotation keys `external` reads, kept in each run's record. */
-  keeps?: (key: string) => boolean;
+  /**
+   * Labels and annotations `external` reads, kept in each run's record: by key, or by the
+   * value it has on a run of `namespace` (a label pruner may name a run by: prunerconfig.ts).
+   */
+  keeps?: (key: string, value: string, namespace: string) => boolean;
   /** The flag a limit came from, as a decision names it, when not its own (`--keep` for both). */
   limitFlags?: { keepSuccessful?: string; keepFailed?: string };
   /**

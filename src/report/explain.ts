@@ -4,7 +4,7 @@
  */
 import type { Collectable } from '../core/collectable.js';
 import { collectorOf } from '../core/collectors.js';
-import { inGroup, type Explanation, type RetentionFact, type RunExplanation, type RunSetting } from '../core/explain.js';
+import { whereRanked, type Explanation, type RetentionFact, type RunExplanation, type RunSetting } from '../core/explain.js';
 import { ordinal } from '../core/history.js';
 import { formatDuration, formatInstant } from '../core/retention.js';
 import { unusedFalseDetail } from '../core/rules.js';
@@ -115,7 +115,7 @@ function kindFields(explanation: Explanation): string[] {
 function describeRank(run: RunExplanation): string {
   if (run.rank === undefined) return `none: ${run.noPlace ?? 'it holds no place'}`;
   const of = run.ofOutcome ?? run.rank;
-  return `the ${ordinal(run.rank)} newest of ${of} ${run.outcome ?? 'finished'} ${of === 1 ? 'run' : 'runs'} ${inGroup(run.group)}`;
+  return `the ${ordinal(run.rank)} newest of ${of} ${run.outcome ?? 'finished'} ${of === 1 ? 'run' : 'runs'} ${whereRanked(run)}`;
 }
 
 function describeRunSetting(setting: RunSetting | undefined, none: string): string {
@@ -191,6 +191,7 @@ function runJson(run: RunExplanation): Record<string, unknown> {
     group: run.group,
     ...(run.outcome !== undefined && { outcome: run.outcome }),
     ...(run.rank !== undefined && { rank: run.rank, ofOutcome: run.ofOutcome }),
+    ...(run.countedAmong !== undefined && { countedAmong: run.countedAmong }),
     ...(run.noPlace !== undefined && { noPlace: run.noPlace }),
     limit: runSettingJson(run.limit),
     ttl: runSettingJson(run.ttl),

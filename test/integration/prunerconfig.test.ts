@@ -275,14 +275,19 @@ describe('--pruner-config on a real API server', () => {
 
   test("explain of a run decides it with pruner's limits, as a pass with --pruner-config does; another kind refuses the flag", async () => {
     const runs = new V1Runs(server.controlPlane.kubeConfig());
-    // dev is at level namespace: its own ConfigMap keeps 2 successes of what it selects.
+    // dev is at level namespace: its own ConfigMap keeps 2 successes of what it selects, newest
+    // by creation: web-3 first, a second apart (creationTimestamp has whole seconds), so that
+    // web-1 is the newest by creation as by completion.
     const selected = { labels: { 'tekton.dev/pipeline': 'build', tier: 'web' }, annotations: { owner: 'team-a' } };
-    for (const [name, hours] of [['web-1', 1], ['web-2', 2], ['web-3', 3]] as const) await runs.create('dev', name, { state: 'succeeded', finishedAt: hoursAgo(hours) }, selected);
+    for (const [name, hours] of [['web-3', 3], ['web-2', 2], ['web-1', 1]] as const) {
+      await runs.create('dev', name, { state: 'succeeded', finishedAt: hoursAgo(hours) }, selected);
+      await nextSecond();
+    }
     const explained = await runCli(['explain', 'pipelinerun/dev/web-3', '--kubeconfig', server.controlPlane.kubeconfigPath, '--min-age', '0s', '--pruner-config', SYSTEM, '--output', 'json']);
     assert.equal(explained.code, 0, explained.stderr);
     const explanation = JSON.parse(explained.stdout) as { decision: { reason: string; message: string } };
     assert.equal(explanation.decision.reason, 'history-exceeded');
-    assert.match(explanation.decision.message, /3rd newest of 3 succeeded runs .*keeps 2/);
+    assert.match(explanation.decision.message, /3rd newest of 3 succeeded runs by creation among .*keeps 2/);
     // The pass agrees.
     const dry = await pass(['--dry-run', '--namespace', 'dev', '--collect', 'pipelineruns', '--pruner-config', SYSTEM]);
     assert.equal(dry.code, 0, dry.stderr);
@@ -294,4 +299,82 @@ describe('--pruner-config on a real API server', () => {
     assert.equal(refused.code, 2);
     assert.match(refused.stderr.trim(), /^tekton-resource-gc: --pruner-config: tektoncd\/pruner's policies decide only runs, explained as pipelinerun\/NAMESPACE\/NAME or taskrun\/NAMESPACE\/NAME/);
   });
+
+  describe("each of pruner's limits counts the runs pruner counts for it, newest by creation (issue 42)", () => {
+    const RANK_SYSTEM = 'pruner-rank';
+    const SELECTED = 'rank-selector';
+    const NAMED = 'rank-name';
+    const ORDER = 'rank-order';
+    const EMPTY_SELECTOR = 'rank-empty-selector';
+    const runs = (): V1Runs => new V1Runs(server.controlPlane.kubeConfig());
+
+    before(async () => {
+      for (const namespace of [RANK_SYSTEM, SELECTED, NAMED, ORDER, EMPTY_SELECTOR]) await server.seed.namespace(namespace);
+      await server.controlPlane.apply([
+        configMap(RANK_SYSTEM, 'tekton-pruner-default-spec', { 'global-config': 'enforcedConfigLevel: namespace\n' }),
+        configMap(SELECTED, 'tekton-pruner-namespace-spec', { 'ns-config': 'pipelineRuns:\n  - selector: [{matchLabels: {env: prod}}]\n    successfulHistoryLimit: 2\n' }),
+        configMap(NAMED, 'tekton-pruner-namespace-spec', { 'ns-config': 'pipelineRuns:\n  - name: web\n    successfulHistoryLimit: 1\n' }),
+        configMap(ORDER, 'tekton-pruner-namespace-spec', { 'ns-config': 'pipelineRuns:\n  - name: build\n    successfulHistoryLimit: 1\n' }),
+        configMap(EMPTY_SELECTOR, 'tekton-pruner-namespace-spec', { 'ns-config': 'successfulHistoryLimit: 1\ntaskRuns:\n  - selector: [{}]\n    successfulHistoryLimit: 10\n' }),
+      ]);
+    });
+
+    /** A live pass of the run collectors in `namespace` with pruner-rank's ConfigMaps: each run's reason, and the runs left. */
+    async function collect(namespace: string, kind: 'PipelineRun' | 'TaskRun' = 'PipelineRun'): Promise<{ reasons: Record<string, string>; left: string[] }> {
+      const result = await pass(['--dry-run=false', '--namespace', namespace, '--collect', kind === 'PipelineRun' ? 'pipelineruns' : 'taskruns', '--pruner-config', RANK_SYSTEM]);
+      assert.equal(result.code, 0, result.stderr);
+      return { reasons: Object.fromEntries(reportOf(result).items.map((item) => [item.name, item.reason])), left: await runs().names(namespace, kind) };
+    }
+
+    test("a selector's limit: both prod runs stay, though the Pipeline's group has four newer or older", async () => {
+      const deploy = (env: string): { labels: Record<string, string> } => ({ labels: { 'tekton.dev/pipeline': 'deploy', env } });
+      // Oldest first.
+      for (const [name, env, hours] of [['deploy-prod-1', 'prod', 4], ['deploy-dev-1', 'dev', 3], ['deploy-dev-2', 'dev', 2], ['deploy-prod-2', 'prod', 1]] as const) {
+        await runs().create(SELECTED, name, { state: 'succeeded', finishedAt: hoursAgo(hours) }, deploy(env));
+        await nextSecond();
+      }
+      const explained = await runCli(['explain', `pipelinerun/${SELECTED}/deploy-prod-1`, '--kubeconfig', server.controlPlane.kubeconfigPath, '--min-age', '0s', '--pruner-config', RANK_SYSTEM, '--output', 'json']);
+      assert.equal(explained.code, 0, explained.stderr);
+      const explanation = JSON.parse(explained.stdout) as { decision: { reason: string }; run: { rank: number; ofOutcome: number; countedAmong: string } };
+      assert.equal(explanation.decision.reason, 'history-kept');
+      assert.deepEqual([explanation.run.rank, explanation.run.ofOutcome, explanation.run.countedAmong], [2, 2, `the PipelineRuns of namespace ${SELECTED} that selector labels env=prod matches`]);
+      const { reasons, left } = await collect(SELECTED);
+      assert.deepEqual(reasons, { 'deploy-dev-1': 'no-run-policy', 'deploy-dev-2': 'no-run-policy', 'deploy-prod-1': 'history-kept', 'deploy-prod-2': 'history-kept' });
+      assert.deepEqual(left, ['deploy-dev-1', 'deploy-dev-2', 'deploy-prod-1', 'deploy-prod-2']);
+    });
+
+    test('a name limit counts the runs labelled <labelKey>=<name>, the key pruner.tekton.dev/resourceNameLabelKey names', async () => {
+      const byApp = (app: string): { labels: Record<string, string>; annotations: Record<string, string> } => ({ labels: { 'tekton.dev/pipeline': 'build', app }, annotations: { 'pruner.tekton.dev/resourceNameLabelKey': 'app' } });
+      await runs().create(NAMED, 'web-1', { state: 'succeeded', finishedAt: hoursAgo(2) }, byApp('web'));
+      await nextSecond();
+      await runs().create(NAMED, 'api-1', { state: 'succeeded', finishedAt: hoursAgo(1) }, byApp('api'));
+      const { reasons, left } = await collect(NAMED);
+      assert.deepEqual(reasons, { 'api-1': 'no-run-policy', 'web-1': 'history-kept' });
+      assert.deepEqual(left, ['api-1', 'web-1']);
+    });
+
+    test('newest by creation: the run created last stays, though another finished after it', async () => {
+      await runs().create(ORDER, 'build-long', { state: 'succeeded', finishedAt: hoursAgo(1) });
+      await nextSecond();
+      await runs().create(ORDER, 'build-short', { state: 'succeeded', finishedAt: hoursAgo(2) });
+      const { reasons, left } = await collect(ORDER);
+      assert.deepEqual(reasons, { 'build-long': 'history-exceeded', 'build-short': 'history-kept' });
+      assert.deepEqual(left, ['build-short']);
+    });
+
+    test('an empty selector matches a TaskRun whose only label is app.kubernetes.io/managed-by: its limit of 10 applies, not the namespace one of 1', async () => {
+      for (const [name, hours] of [['t-1', 2], ['t-2', 1]] as const) {
+        await runs().create(EMPTY_SELECTOR, name, { state: 'succeeded', finishedAt: hoursAgo(hours) }, { kind: 'TaskRun', labels: { 'app.kubernetes.io/managed-by': 'tekton-pipelines' } });
+        await nextSecond();
+      }
+      const { reasons, left } = await collect(EMPTY_SELECTOR, 'TaskRun');
+      assert.deepEqual(reasons, { 't-1': 'history-kept', 't-2': 'history-kept' });
+      assert.deepEqual(left, ['t-1', 't-2']);
+    });
+  });
 });
+
+/** Waits into the next second: creationTimestamp has whole seconds, and runs created in one second are ranked by name. */
+async function nextSecond(): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
+}
