@@ -9,6 +9,10 @@
  * newest commit read, ed6a2c6).
  *
  * Choices (written down for users in docs/spec.md):
+ * - The YAML is read as pruner's decoder reads it (goyaml.ts), not as plain js-yaml reads it:
+ *   go-yaml v2's scalars (`yes` is true, `010` is 8), and a bool or an integer in a string
+ *   field (a name, a label value) as its text (`enabled: yes` selects `enabled=true`). A form
+ *   that is not reproduced exactly (a float as text, a merge key) is refused in one line.
  * - What pruner refuses is refused here, each as one line naming the ConfigMap, the key, the
  *   field and what would be valid: a value of the wrong type (pruner's YAML-to-JSON decode
  *   fails, config.go:136, 165), a negative number, an enforcedConfigLevel other than global,
@@ -27,7 +31,7 @@
  *   not `namespace`, an enforcedConfigLevel in a namespace ConfigMap or on a pipelineRuns or
  *   taskRuns entry, a historyLimit on an entry matched by name.
  */
-import yaml from 'js-yaml';
+import { GoBigInt, GoFloat, GoScalar, GoYamlError, goNumber, goText, loadGoYaml, refusedKey } from './goyaml.js';
 import type { ExternalRunLimits, Policy, RunKindName, TargetRecord } from './types.js';
 
 export const PRUNER_GLOBAL_CONFIGMAP = 'tekton-pruner-default-spec';
@@ -169,13 +173,12 @@ function dataText(data: ConfigMapData, where: Where, known: readonly string[]): 
   return text;
 }
 
+/** The YAML read as pruner's decoder reads it (goyaml.ts: go-yaml v2's scalars, not YAML 1.2's). */
 function parseDocument(text: string, where: Where): unknown {
   try {
-    return yaml.load(text, { schema: yaml.CORE_SCHEMA });
+    return loadGoYaml(text);
   } catch (error) {
-    if (error instanceof yaml.YAMLException) {
-      where.fail('', `not YAML: ${error.reason} at line ${error.mark.line + 1}, column ${error.mark.column + 1}`);
-    }
+    if (error instanceof GoYamlError) where.fail('', error.message);
     throw error;
   }
 }
@@ -253,7 +256,9 @@ function settings(fields: Readonly<Record<string, unknown>>, where: Where, prefi
   const level = fields.enforcedConfigLevel;
   let enforcedConfigLevel: PrunerLevel | undefined;
   if (level !== undefined && level !== null) {
-    enforcedConfigLevel = PRUNER_LEVELS.find((known) => known === level);
+    // A string field: `yes` is "true" to pruner (goyaml.ts goText), no level either.
+    const text = goText(level);
+    enforcedConfigLevel = text !== undefined && 'text' in text ? PRUNER_LEVELS.find((known) => known === text.text) : undefined;
     if (enforcedConfigLevel === undefined) where.fail(`${prefix}enforcedConfigLevel`, `expected global, namespace or resource, found ${describe(level)}`);
   }
   const read = (field: (typeof SETTING_FIELDS)[number]): number | undefined => whole(fields[field], where, `${prefix}${field}`);
@@ -273,28 +278,40 @@ function settings(fields: Readonly<Record<string, unknown>>, where: Where, prefi
 /** pruner's fields are *int32 (config.go:103-107); negative values its webhook refuses (config.go:930-1022). */
 const INT32_MAX = 2_147_483_647;
 
+/**
+ * An *int32 as encoding/json fills it from the number sigs.k8s.io/yaml wrote: an integer, or
+ * a float with no fraction (`5.0` and `1e3` are read; `08` is go-yaml's float 8).
+ */
 function whole(value: unknown, where: Where, path: string): number | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > INT32_MAX) {
+  const number = goNumber(value);
+  if (number === undefined || !Number.isInteger(number) || number < 0 || number > INT32_MAX) {
     where.fail(path, `expected a whole number from 0 to ${INT32_MAX}, such as 5, found ${describe(value)}`);
   }
-  return value;
+  return number + 0; // -0.0 is 0
+}
+
+/** A string field as sigs.k8s.io/yaml fills it: a bool or an integer as its text (goyaml.ts goText). */
+function text(value: unknown, where: Where, path: string, expected: string): string {
+  const read = goText(value);
+  if (read === undefined) where.fail(path, `expected ${expected}, found ${describe(value)}`);
+  if ('refused' in read) where.fail(path, read.refused);
+  return read.text;
 }
 
 function optionalString(value: unknown, where: Where, path: string): string | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string') where.fail(path, `expected a Pipeline's or Task's name, found ${describe(value)}`);
-  return value;
+  if (value === undefined) return undefined;
+  const name = text(value, where, path, "a Pipeline's or Task's name");
+  return name === '' ? undefined : name;
 }
 
 function stringMap(value: unknown, where: Where, path: string): Record<string, string> {
   if (value === undefined || value === null) return {};
   const entries = Object.entries(mapping(value, where, path, undefined));
   const map: Record<string, string> = {};
-  for (const [key, text] of entries) {
-    // pruner's map[string]string takes no number or boolean: quote them, as "true".
-    if (typeof text !== 'string') where.fail(`${path}.${segment(key)}`, `expected a string (quote it, as ${JSON.stringify(String(text))}), found ${describe(text)}`);
-    map[key] = text;
+  for (const [key, value] of entries) {
+    // A map[string]string: `enabled: yes` is "true" and `v: 010` "8", as pruner reads them; null is "".
+    map[key] = text(value, where, `${path}.${segment(key)}`, 'a string');
   }
   return map;
 }
@@ -302,14 +319,17 @@ function stringMap(value: unknown, where: Where, path: string): Record<string, s
 /** A YAML mapping whose keys are all `known` (any key when undefined); null is an empty one, as in pruner. */
 function mapping(value: unknown, where: Where, path: string, known: readonly string[] | undefined, hints: Readonly<Record<string, string>> = {}): Readonly<Record<string, unknown>> {
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) where.fail(path, `expected a mapping of fields, found ${describe(value)}`);
+  if (typeof value !== 'object' || Array.isArray(value) || value instanceof GoScalar) where.fail(path, `expected a mapping of fields, found ${describe(value)}`);
   const fields = value as Record<string, unknown>;
-  if (known !== undefined) {
-    for (const key of Object.keys(fields)) {
-      if (known.includes(key)) continue;
-      const field = path === '' ? segment(key) : `${path}.${segment(key)}`;
-      where.fail(field, `unknown field; ${hints[key] ?? `valid ${path === '' ? 'at the top' : 'here'}: ${known.join(', ')}`}`);
-    }
+  for (const key of Object.keys(fields)) {
+    const field = path === '' ? segment(key) : `${path}.${segment(key)}`;
+    const refused = refusedKey(key);
+    if (refused !== undefined) where.fail(path, refused);
+    if (known === undefined || known.includes(key)) continue;
+    // encoding/json matches a field ignoring case (pruner reads SuccessfulHistoryLimit): refused as written.
+    const meant = known.find((name) => name.toLowerCase() === key.toLowerCase());
+    const hint = meant === undefined ? undefined : `tektoncd/pruner reads it as ${meant} (its JSON decoding ignores case): write ${meant}`;
+    where.fail(field, `unknown field; ${hint ?? hints[key] ?? `valid ${path === '' ? 'at the top' : 'here'}: ${known.join(', ')}`}`);
   }
   return fields;
 }
@@ -322,6 +342,8 @@ function segment(key: string): string {
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
+  if (value instanceof GoFloat) return `float ${value.text}`;
+  if (value instanceof GoBigInt) return `number ${value.text}`;
   if (typeof value === 'object') return 'a mapping';
   if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
   if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${String(value)}`;
