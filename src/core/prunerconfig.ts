@@ -18,6 +18,14 @@
  *   fails, config.go:136, 165), a negative number, an enforcedConfigLevel other than global,
  *   namespace or resource (its webhook, config.go:907-1039), selectors in the global ConfigMap
  *   (config.go:752-763). A YAML that does not parse, too.
+ * - Such an error in the global ConfigMap ends the read (and the pass, exit 1): pruner's
+ *   cleanup stops at it too (pkg/reconciler/tektonpruner/controller.go:91-94). In a namespace
+ *   ConfigMap it fails that ConfigMap alone, as in pruner
+ *   (pkg/reconciler/namespaceprunerconfig/reconciler.go:47-50, config.go:154-177): the
+ *   namespace is `unreadable` and its runs are kept (`retention-invalid`, prunerRunPolicy),
+ *   since pruner then goes on with whatever it held before, which no one can see. A namespace
+ *   ConfigMap is parsed only where pruner applies it (its namespace's level is `namespace`),
+ *   so that one it never reads can neither stop nor change anything.
  * - An unknown field inside `global-config` or `ns-config` is an error, where pruner drops it
  *   without a word (encoding/json): it is most often a misspelt limit, and running with a
  *   policy other than the one written is the guess this refuses to make. An unknown data key
@@ -28,7 +36,7 @@
  *   pruner's controller applies what the ConfigMaps say (config.go:126-177 loads them
  *   unchecked), and so does this.
  * - What pruner reads but never applies is a warning: a namespace ConfigMap where the level is
- *   not `namespace`, an enforcedConfigLevel in a namespace ConfigMap or on a pipelineRuns or
+ *   not `namespace` (not parsed), an enforcedConfigLevel in a namespace ConfigMap or on a pipelineRuns or
  *   taskRuns entry, a historyLimit on an entry matched by name.
  */
 import { GoBigInt, GoFloat, GoScalar, GoYamlError, goNumber, goText, loadGoYaml, refusedKey } from './goyaml.js';
@@ -92,8 +100,13 @@ export interface PrunerConfig {
   /** False when the global ConfigMap does not exist: `global` is then empty. */
   readonly globalFound: boolean;
   readonly global: PrunerGlobalSpec;
-  /** The namespace ConfigMaps, by namespace. */
+  /** The namespace ConfigMaps pruner applies (their namespace's level is `namespace`), by namespace. */
   readonly namespaces: ReadonlyMap<string, PrunerNamespaceSpec>;
+  /**
+   * The namespaces whose applied namespace ConfigMap cannot be read, each with its one-line
+   * error: their runs are kept (`retention-invalid`) while the rest of the pass goes on.
+   */
+  readonly unreadable: ReadonlyMap<string, string>;
 }
 
 /** A ConfigMap's `data` as the API server sent it (absent when it has none). */
@@ -108,37 +121,56 @@ export interface PrunerConfigMaps {
 
 export type PrunerConfigRead = { ok: true; config: PrunerConfig; warnings: string[] } | { ok: false; error: string };
 
-/** Both ConfigMaps parsed; the first field that cannot be read is the error. */
+/**
+ * Both ConfigMaps parsed as pruner applies them. The global one first: the first field of it
+ * that cannot be read is the error, as pruner's cleanup stops at it (pkg/reconciler/tektonpruner/controller.go:91-94).
+ * A namespace ConfigMap only where that namespace's level is `namespace`, as pruner reads it
+ * only there (config.go:453-531); one that cannot be read fails alone, as in pruner
+ * (pkg/reconciler/namespaceprunerconfig/reconciler.go:47-50), and its namespace is `unreadable`.
+ */
 export function readPrunerConfig(maps: PrunerConfigMaps): PrunerConfigRead {
   const warnings: string[] = [];
+  let global: PrunerGlobalSpec;
   try {
-    let global: PrunerGlobalSpec = { namespaces: new Map() };
-    if (maps.global === null) {
-      warnings.push(
-        `--pruner-config: there is no ConfigMap ${PRUNER_GLOBAL_CONFIGMAP} in namespace ${maps.systemNamespace}: no tektoncd/pruner policy applies (tektoncd/pruner's own controller does not start without it)`,
-      );
-    } else {
-      const where = new Where(`ConfigMap ${maps.systemNamespace}/${PRUNER_GLOBAL_CONFIGMAP}`, PRUNER_GLOBAL_KEY, warnings);
-      const text = dataText(maps.global.data, where, [PRUNER_GLOBAL_KEY, PRUNER_WORKER_COUNT_KEY]);
-      global = globalSpec(parseDocument(text, where), where);
-    }
-    const namespaces = new Map<string, PrunerNamespaceSpec>();
-    for (const map of [...maps.namespaced].sort((a, b) => (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : 0))) {
-      const where = new Where(`ConfigMap ${map.namespace}/${PRUNER_NAMESPACE_CONFIGMAP}`, PRUNER_NAMESPACE_KEY, warnings);
-      const spec = namespaceSpec(parseDocument(dataText(map.data, where, [PRUNER_NAMESPACE_KEY]), where), where, '', false);
-      namespaces.set(map.namespace, spec);
-      const level = namespaceLevel(global, map.namespace);
-      if (level !== 'namespace') {
-        warnings.push(
-          `--pruner-config: ${where.configMap}: not applied, as tektoncd/pruner does not apply it: the level for namespace ${map.namespace} is ${level} (${PRUNER_GLOBAL_CONFIGMAP}'s enforcedConfigLevel), and only level namespace reads a namespace ConfigMap`,
-        );
-      }
-    }
-    return { ok: true, config: { systemNamespace: maps.systemNamespace, globalFound: maps.global !== null, global, namespaces }, warnings };
+    global = globalConfig(maps, warnings);
   } catch (error) {
     if (error instanceof PrunerConfigError) return { ok: false, error: error.message };
     throw error;
   }
+  const namespaces = new Map<string, PrunerNamespaceSpec>();
+  const unreadable = new Map<string, string>();
+  for (const map of [...maps.namespaced].sort((a, b) => (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : 0))) {
+    const where = new Where(`ConfigMap ${map.namespace}/${PRUNER_NAMESPACE_CONFIGMAP}`, PRUNER_NAMESPACE_KEY, warnings);
+    const level = namespaceLevel(global, map.namespace);
+    if (level !== 'namespace') {
+      // Not parsed: pruner never applies it, so what it holds cannot matter (nor stop the pass).
+      warnings.push(
+        `--pruner-config: ${where.configMap}: not applied, as tektoncd/pruner does not apply it: the level for namespace ${map.namespace} is ${level} (${PRUNER_GLOBAL_CONFIGMAP}'s enforcedConfigLevel), and only level namespace reads a namespace ConfigMap`,
+      );
+      continue;
+    }
+    try {
+      namespaces.set(map.namespace, namespaceSpec(parseDocument(dataText(map.data, where, [PRUNER_NAMESPACE_KEY]), where), where, '', false));
+    } catch (error) {
+      if (!(error instanceof PrunerConfigError)) throw error;
+      unreadable.set(map.namespace, error.message);
+      warnings.push(`${error.message}; the runs of namespace ${map.namespace} are kept (retention-invalid) until it is fixed`);
+    }
+  }
+  return { ok: true, config: { systemNamespace: maps.systemNamespace, globalFound: maps.global !== null, global, namespaces, unreadable }, warnings };
+}
+
+/** The global ConfigMap's `global-config`; an empty policy, with a warning, when the ConfigMap does not exist. */
+function globalConfig(maps: PrunerConfigMaps, warnings: string[]): PrunerGlobalSpec {
+  if (maps.global === null) {
+    warnings.push(
+      `--pruner-config: there is no ConfigMap ${PRUNER_GLOBAL_CONFIGMAP} in namespace ${maps.systemNamespace}: no tektoncd/pruner policy applies (tektoncd/pruner's own controller does not start without it)`,
+    );
+    return { namespaces: new Map() };
+  }
+  const where = new Where(`ConfigMap ${maps.systemNamespace}/${PRUNER_GLOBAL_CONFIGMAP}`, PRUNER_GLOBAL_KEY, warnings);
+  const text = dataText(maps.global.data, where, [PRUNER_GLOBAL_KEY, PRUNER_WORKER_COUNT_KEY]);
+  return globalSpec(parseDocument(text, where), where);
 }
 
 class PrunerConfigError extends Error {}
@@ -565,6 +597,9 @@ export function prunerRunPolicy(config: PrunerConfig): { external: (run: TargetR
     keeps: (key) => keys.has(key),
     external: (run) => {
       if (run.kind !== 'PipelineRun' && run.kind !== 'TaskRun') return undefined;
+      // A namespace ConfigMap pruner applies that cannot be read: no limit is guessed (readPrunerConfig).
+      const unreadable = config.unreadable.get(run.namespace);
+      if (unreadable !== undefined) return { from: `ConfigMap ${run.namespace}/${PRUNER_NAMESPACE_CONFIGMAP}`, invalid: unreadable };
       const limits = prunerLimitsFor(config, { kind: run.kind, namespace: run.namespace, name: run.name, labels: run.labels, annotations: run.annotations });
       const ttl = limits.ttlSecondsAfterFinished;
       if (limits.successfulHistoryLimit === undefined && limits.failedHistoryLimit === undefined && ttl === undefined) return undefined;
