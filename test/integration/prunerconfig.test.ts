@@ -218,7 +218,15 @@ describe('--pruner-config on a real API server', () => {
       await runs.create(namespace, 'build-1', { state: 'succeeded', finishedAt: hoursAgo(3) });
       await runs.create(namespace, 'build-2', { state: 'succeeded', finishedAt: hoursAgo(2) });
     }
-    const result = await pass(['--dry-run=false', '--namespace', `${TENANT_BAD},${TENANT_OK}`, '--collect', 'pipelineruns', '--pruner-config', TENANTS]);
+    const args = ['--namespace', `${TENANT_BAD},${TENANT_OK}`, '--collect', 'pipelineruns', '--pruner-config', TENANTS];
+    // A dry run says the same, with exit 3: that namespace's policy was not applied.
+    const dry = await pass(['--dry-run', ...args]);
+    assert.equal(dry.code, 3, dry.stderr);
+    assert.deepEqual(
+      reportOf(dry).items.map((item) => `${item.namespace}/${item.name} ${item.result}`),
+      [`${TENANT_BAD}/build-1 kept`, `${TENANT_BAD}/build-2 kept`, `${TENANT_OK}/build-1 would-delete`, `${TENANT_OK}/build-2 kept`],
+    );
+    const result = await pass(['--dry-run=false', ...args]);
     assert.equal(result.code, 3, result.stderr);
     const report = reportOf(result);
     assert.equal(report.errors, undefined);
