@@ -33,6 +33,9 @@ const TENANTS = 'pruner-tenants';
 /** At level namespace under TENANTS, with a namespace ConfigMap that does not parse; and one without. */
 const TENANT_BAD = 'tenant-bad';
 const TENANT_OK = 'tenant-ok';
+/** At level namespace under TENANTS, with ConfigMaps whose scalars YAML 1.1 (go-yaml v2) reads otherwise than YAML 1.2. */
+const YAML_OCTAL = 'yaml-octal';
+const YAML_BOOL = 'yaml-bool';
 const TENANT_BAD_ERROR = `--pruner-config: ConfigMap ${TENANT_BAD}/tekton-pruner-namespace-spec, key ns-config, field successfulHistoryLimit: expected a whole number from 0 to 2147483647, such as 5, found the string "many"`;
 const TEAMS = ['dev', 'prod', 'web', 'outside'] as const;
 const ORPHAN = 'src-orphan';
@@ -76,7 +79,7 @@ describe('--pruner-config on a real API server', () => {
 
   before(async () => {
     const { seed, controlPlane } = server;
-    for (const namespace of [SYSTEM, BROKEN, EMPTY, TENANTS, TENANT_BAD, TENANT_OK, ...TEAMS]) await seed.namespace(namespace, SHARD_A.includes(namespace) ? { shard: 'a' } : {});
+    for (const namespace of [SYSTEM, BROKEN, EMPTY, TENANTS, TENANT_BAD, TENANT_OK, YAML_OCTAL, YAML_BOOL, ...TEAMS]) await seed.namespace(namespace, SHARD_A.includes(namespace) ? { shard: 'a' } : {});
     for (const namespace of TEAMS) await seed.create(gitResource({ name: ORPHAN, namespace }, 'orphan'));
     await controlPlane.apply([
       configMap(SYSTEM, 'tekton-pruner-default-spec', { 'global-config': GLOBAL_CONFIG }),
@@ -93,6 +96,10 @@ describe('--pruner-config on a real API server', () => {
       configMap(BROKEN, 'tekton-pruner-default-spec', { 'global-config': 'historyLimit: [5\nnamespaces: {}\n' }),
       configMap(TENANTS, 'tekton-pruner-default-spec', { 'global-config': 'enforcedConfigLevel: namespace\nsuccessfulHistoryLimit: 1\n' }),
       configMap(TENANT_BAD, 'tekton-pruner-namespace-spec', { 'ns-config': 'successfulHistoryLimit: many\n' }),
+      // 010 is 8 to pruner (go-yaml v2: strconv.ParseInt base 0), 10 to YAML 1.2.
+      configMap(YAML_OCTAL, 'tekton-pruner-namespace-spec', { 'ns-config': 'successfulHistoryLimit: 010\n' }),
+      // yes is true to pruner, so the selector is enabled=true; "yes" to YAML 1.2, which selects nothing here.
+      configMap(YAML_BOOL, 'tekton-pruner-namespace-spec', { 'ns-config': 'successfulHistoryLimit: 5\npipelineRuns:\n  - selector: [{matchLabels: {enabled: yes}}]\n    successfulHistoryLimit: 2\n' }),
     ]);
   });
 
@@ -111,7 +118,7 @@ describe('--pruner-config on a real API server', () => {
   }
 
   test('reads the global ConfigMap by name and every namespace one across the cluster, page by page, less the excluded namespaces', async () => {
-    const { config, warnings, requests } = await readThrough(SYSTEM, { namespaces: [], excludeNamespaces: ['outside', TENANT_BAD] });
+    const { config, warnings, requests } = await readThrough(SYSTEM, { namespaces: [], excludeNamespaces: ['outside', TENANT_BAD, YAML_OCTAL, YAML_BOOL] });
     assert.equal(config.globalFound, true);
     // Listed, all three; parsed, only dev's: prod and web are at level resource, where pruner never reads theirs.
     assert.deepEqual([...config.namespaces.keys()], ['dev']);
@@ -244,6 +251,19 @@ describe('--pruner-config on a real API server', () => {
     assert.equal(explained.code, 0, explained.stderr);
     const explanation = JSON.parse(explained.stdout) as { decision: { reason: string; message: string } };
     assert.deepEqual(explanation.decision, { ...explanation.decision, reason: 'retention-invalid', message: TENANT_BAD_ERROR });
+  });
+
+  test('the ConfigMaps read as pruner reads YAML: 010 is 8, a selector {enabled: yes} selects enabled=true (issue 42, 5)', async () => {
+    // Before issue 42 (js-yaml's YAML 1.2 core schema) the limit was 10 and the selector matched
+    // no run, so every run here was kept where pruner deletes the oldest.
+    const runs = new V1Runs(server.controlPlane.kubeConfig());
+    // Created oldest first, so that the oldest is the same by creation (pruner's order) and by completion.
+    for (let hours = 9; hours >= 1; hours--) await runs.create(YAML_OCTAL, `octal-${hours}`, { state: 'succeeded', finishedAt: hoursAgo(hours) });
+    for (let hours = 3; hours >= 1; hours--) await runs.create(YAML_BOOL, `bool-${hours}`, { state: 'succeeded', finishedAt: hoursAgo(hours) }, { labels: { 'tekton.dev/pipeline': 'build', enabled: 'true' } });
+    const result = await pass(['--dry-run', '--namespace', `${YAML_OCTAL},${YAML_BOOL}`, '--collect', 'pipelineruns', '--pruner-config', TENANTS]);
+    assert.equal(result.code, 0, result.stderr);
+    const deleted = reportOf(result).items.filter((item) => item.action === 'delete').map((item) => `${item.namespace}/${item.name} ${item.reason}`);
+    assert.deepEqual(deleted, [`${YAML_BOOL}/bool-3 history-exceeded`, `${YAML_OCTAL}/octal-9 history-exceeded`]);
   });
 
   describe('RBAC', () => {
