@@ -33,9 +33,10 @@
  *   parserc.go:1034), and here too. A tag go-yaml reads and js-yaml does not know (`!!binary`, `!!timestamp`, a
  *   local `!tag`) is refused by js-yaml's “unknown tag”.
  *
- * - One difference is left: js-yaml ends a text that has no final line break with one, so a
- *   block scalar (`|`, `>`) that ends such a document reads with a line break go-yaml does not
- *   give it. A ConfigMap's `ns-config: |` ends with a line break, so its last value never does.
+ * - js-yaml ends a text that has no final line break with one (loader.js, loadDocuments), so a
+ *   block scalar (`|`, `>`) that ends such a text would read with a line break go-yaml does
+ *   not give it: refused, with the two ways to write it. A ConfigMap's `ns-config: |` ends with
+ *   a line break, so its last value never does this.
  *
  * The forms were checked by running both: the table of test/unit/goyaml.test.ts is what
  * sigs.k8s.io/yaml v1.6.0 gave for each.
@@ -278,14 +279,29 @@ export function loadGoYaml(text: string): unknown {
   const version = yamlDirective(text);
   if (version !== undefined && version !== '1.1') throw new GoYamlError(`a %YAML ${version} directive, which tektoncd/pruner refuses (go-yaml v2 reads YAML 1.1 only); remove it`);
   let document: unknown;
+  // The last text scalar js-yaml closed, where the text has no final line break (see the module's comment).
+  let lastText: { position: number; text: string } | undefined;
+  const unterminated = text !== '' && !/[\n\r]$/.test(text);
   try {
-    document = yaml.load(text, { schema: GO_YAML_V2_SCHEMA, json: true });
+    document = yaml.load(text, {
+      schema: GO_YAML_V2_SCHEMA,
+      json: true,
+      ...(unterminated && {
+        listener: (event: yaml.EventType, state: yaml.State) => {
+          if (event === 'close' && typeof state.result === 'string') lastText = { position: state.position, text: state.result };
+        },
+      }),
+    });
   } catch (error) {
     if (!(error instanceof yaml.YAMLException)) throw error;
     if (error.reason.includes('expected a single document')) {
       throw new GoYamlError('more than one YAML document; tektoncd/pruner reads the first one only: remove the others');
     }
     throw new GoYamlError(`not YAML: ${error.reason} at line ${error.mark.line + 1}, column ${error.mark.column + 1}`);
+  }
+  // Only a block scalar reads past the end into the line break js-yaml added.
+  if (lastText !== undefined && lastText.position > text.length && lastText.text.endsWith('\n')) {
+    throw new GoYamlError('a block scalar (| or >) ends the text without a line break, which tektoncd/pruner reads without one at its end and this would read with one: end the text with a line break, or write the block with |- or >-');
   }
   return plainKeywords(document, new Set());
 }

@@ -33,6 +33,12 @@ function devSpec(text: string): PrunerNamespaceSpec | typeof NO {
 
 const selectorOf = (spec: PrunerNamespaceSpec): Readonly<Record<string, string>> => spec.pipelineRuns[0]?.selector[0]?.matchLabels ?? {};
 
+/** matchLabels written as `lines` (indented under it), ending the text as written. */
+function asLabels(lines: string): Readonly<Record<string, string>> | typeof NO {
+  const spec = devSpec(`pipelineRuns:\n  - selector:\n      - matchLabels:\n          ${lines.replace(/\n(?!$)/g, '\n      ')}`);
+  return spec === NO ? NO : selectorOf(spec);
+}
+
 function asValue(scalar: string): Read {
   const spec = devSpec(`pipelineRuns:\n  - selector:\n      - matchLabels:\n          k: ${scalar}\n`);
   return spec === NO ? NO : (selectorOf(spec)['k'] ?? 'absent');
@@ -237,6 +243,16 @@ describe('documents as go-yaml v2 reads them', () => {
       spec.taskRuns.map((entry) => entry.name),
       ['16', 'false', undefined],
     );
+  });
+
+  it('a block scalar that ends a text without a line break is refused; with one, or chomped, it is read as pruner reads it', () => {
+    // sigs.k8s.io/yaml gave "web" for each of the first three, "web\n" for the fourth; js-yaml alone read "web\n" for all four.
+    for (const written of ['k: |\n      web', 'k: |+\n      web', 'k: >\n      web']) assert.equal(asLabels(written), NO, written);
+    assert.deepEqual(asLabels('k: |\n      web\n'), { k: 'web\n' });
+    assert.deepEqual(asLabels('k: |-\n      web'), { k: 'web' });
+    assert.deepEqual(asLabels('k: "web\\n"'), { k: 'web\n' }, 'a quoted scalar at the end is read as written');
+    // A last line of spaces beyond the indentation is content: sigs.k8s.io/yaml gave "web\n ", js-yaml alone "web\n \n".
+    assert.equal(asLabels('k: |\n      web\n       '), NO);
   });
 
   it('a level as text, and a %YAML 1.1 directive, are read', () => {
