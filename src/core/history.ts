@@ -463,6 +463,7 @@ class SettingsReader {
     const onNamespace = namespace === undefined ? {} : this.namespaceLevel(namespace);
     if (namespace !== undefined) invalid.push(...(this.namespaces.get(namespace.name)?.invalid ?? EMPTY_LIST));
     const external: ExternalRunLimits | undefined = this.runPolicy.external?.(run, group);
+    if (external?.invalid !== undefined) invalid.push(external.invalid);
     const fromExternal: Level = external === undefined ? {} : externalLevel(external);
     const pick = <K extends keyof Level>(key: K): Level[K] => onRun[key] ?? onNamespace[key] ?? fromExternal[key] ?? this.fromFlags[key];
     const keepSuccessful = pick('keepSuccessful');

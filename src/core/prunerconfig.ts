@@ -9,11 +9,23 @@
  * newest commit read, ed6a2c6).
  *
  * Choices (written down for users in docs/spec.md):
+ * - The YAML is read as pruner's decoder reads it (goyaml.ts), not as plain js-yaml reads it:
+ *   go-yaml v2's scalars (`yes` is true, `010` is 8), and a bool or an integer in a string
+ *   field (a name, a label value) as its text (`enabled: yes` selects `enabled=true`). A form
+ *   that is not reproduced exactly (a float as text, a merge key) is refused in one line.
  * - What pruner refuses is refused here, each as one line naming the ConfigMap, the key, the
  *   field and what would be valid: a value of the wrong type (pruner's YAML-to-JSON decode
  *   fails, config.go:136, 165), a negative number, an enforcedConfigLevel other than global,
  *   namespace or resource (its webhook, config.go:907-1039), selectors in the global ConfigMap
  *   (config.go:752-763). A YAML that does not parse, too.
+ * - Such an error in the global ConfigMap ends the read (and the pass, exit 1): pruner's
+ *   cleanup stops at it too (pkg/reconciler/tektonpruner/controller.go:91-94). In a namespace
+ *   ConfigMap it fails that ConfigMap alone, as in pruner
+ *   (pkg/reconciler/namespaceprunerconfig/reconciler.go:47-50, config.go:154-177): the
+ *   namespace is `unreadable` and its runs are kept (`retention-invalid`, prunerRunPolicy),
+ *   since pruner then goes on with whatever it held before, which no one can see. A namespace
+ *   ConfigMap is parsed only where pruner applies it (its namespace's level is `namespace`),
+ *   so that one it never reads can neither stop nor change anything.
  * - An unknown field inside `global-config` or `ns-config` is an error, where pruner drops it
  *   without a word (encoding/json): it is most often a misspelt limit, and running with a
  *   policy other than the one written is the guess this refuses to make. An unknown data key
@@ -24,10 +36,10 @@
  *   pruner's controller applies what the ConfigMaps say (config.go:126-177 loads them
  *   unchecked), and so does this.
  * - What pruner reads but never applies is a warning: a namespace ConfigMap where the level is
- *   not `namespace`, an enforcedConfigLevel in a namespace ConfigMap or on a pipelineRuns or
+ *   not `namespace` (not parsed), an enforcedConfigLevel in a namespace ConfigMap or on a pipelineRuns or
  *   taskRuns entry, a historyLimit on an entry matched by name.
  */
-import yaml from 'js-yaml';
+import { GoBigInt, GoFloat, GoScalar, GoYamlError, goNumber, goText, loadGoYaml, refusedKey } from './goyaml.js';
 import type { CountedRuns, ExternalRunLimits, Policy, RunKindName, TargetRecord } from './types.js';
 
 export const PRUNER_GLOBAL_CONFIGMAP = 'tekton-pruner-default-spec';
@@ -88,8 +100,13 @@ export interface PrunerConfig {
   /** False when the global ConfigMap does not exist: `global` is then empty. */
   readonly globalFound: boolean;
   readonly global: PrunerGlobalSpec;
-  /** The namespace ConfigMaps, by namespace. */
+  /** The namespace ConfigMaps pruner applies (their namespace's level is `namespace`), by namespace. */
   readonly namespaces: ReadonlyMap<string, PrunerNamespaceSpec>;
+  /**
+   * The namespaces whose applied namespace ConfigMap cannot be read, each with its one-line
+   * error: their runs are kept (`retention-invalid`) while the rest of the pass goes on.
+   */
+  readonly unreadable: ReadonlyMap<string, string>;
 }
 
 /** A ConfigMap's `data` as the API server sent it (absent when it has none). */
@@ -104,37 +121,56 @@ export interface PrunerConfigMaps {
 
 export type PrunerConfigRead = { ok: true; config: PrunerConfig; warnings: string[] } | { ok: false; error: string };
 
-/** Both ConfigMaps parsed; the first field that cannot be read is the error. */
+/**
+ * Both ConfigMaps parsed as pruner applies them. The global one first: the first field of it
+ * that cannot be read is the error, as pruner's cleanup stops at it (pkg/reconciler/tektonpruner/controller.go:91-94).
+ * A namespace ConfigMap only where that namespace's level is `namespace`, as pruner reads it
+ * only there (config.go:453-531); one that cannot be read fails alone, as in pruner
+ * (pkg/reconciler/namespaceprunerconfig/reconciler.go:47-50), and its namespace is `unreadable`.
+ */
 export function readPrunerConfig(maps: PrunerConfigMaps): PrunerConfigRead {
   const warnings: string[] = [];
+  let global: PrunerGlobalSpec;
   try {
-    let global: PrunerGlobalSpec = { namespaces: new Map() };
-    if (maps.global === null) {
-      warnings.push(
-        `--pruner-config: there is no ConfigMap ${PRUNER_GLOBAL_CONFIGMAP} in namespace ${maps.systemNamespace}: no tektoncd/pruner policy applies (tektoncd/pruner's own controller does not start without it)`,
-      );
-    } else {
-      const where = new Where(`ConfigMap ${maps.systemNamespace}/${PRUNER_GLOBAL_CONFIGMAP}`, PRUNER_GLOBAL_KEY, warnings);
-      const text = dataText(maps.global.data, where, [PRUNER_GLOBAL_KEY, PRUNER_WORKER_COUNT_KEY]);
-      global = globalSpec(parseDocument(text, where), where);
-    }
-    const namespaces = new Map<string, PrunerNamespaceSpec>();
-    for (const map of [...maps.namespaced].sort((a, b) => (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : 0))) {
-      const where = new Where(`ConfigMap ${map.namespace}/${PRUNER_NAMESPACE_CONFIGMAP}`, PRUNER_NAMESPACE_KEY, warnings);
-      const spec = namespaceSpec(parseDocument(dataText(map.data, where, [PRUNER_NAMESPACE_KEY]), where), where, '', false);
-      namespaces.set(map.namespace, spec);
-      const level = namespaceLevel(global, map.namespace);
-      if (level !== 'namespace') {
-        warnings.push(
-          `--pruner-config: ${where.configMap}: not applied, as tektoncd/pruner does not apply it: the level for namespace ${map.namespace} is ${level} (${PRUNER_GLOBAL_CONFIGMAP}'s enforcedConfigLevel), and only level namespace reads a namespace ConfigMap`,
-        );
-      }
-    }
-    return { ok: true, config: { systemNamespace: maps.systemNamespace, globalFound: maps.global !== null, global, namespaces }, warnings };
+    global = globalConfig(maps, warnings);
   } catch (error) {
     if (error instanceof PrunerConfigError) return { ok: false, error: error.message };
     throw error;
   }
+  const namespaces = new Map<string, PrunerNamespaceSpec>();
+  const unreadable = new Map<string, string>();
+  for (const map of [...maps.namespaced].sort((a, b) => (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : 0))) {
+    const where = new Where(`ConfigMap ${map.namespace}/${PRUNER_NAMESPACE_CONFIGMAP}`, PRUNER_NAMESPACE_KEY, warnings);
+    const level = namespaceLevel(global, map.namespace);
+    if (level !== 'namespace') {
+      // Not parsed: pruner never applies it, so what it holds cannot matter (nor stop the pass).
+      warnings.push(
+        `--pruner-config: ${where.configMap}: not applied, as tektoncd/pruner does not apply it: the level for namespace ${map.namespace} is ${level} (${PRUNER_GLOBAL_CONFIGMAP}'s enforcedConfigLevel), and only level namespace reads a namespace ConfigMap`,
+      );
+      continue;
+    }
+    try {
+      namespaces.set(map.namespace, namespaceSpec(parseDocument(dataText(map.data, where, [PRUNER_NAMESPACE_KEY]), where), where, '', false));
+    } catch (error) {
+      if (!(error instanceof PrunerConfigError)) throw error;
+      unreadable.set(map.namespace, error.message);
+      warnings.push(`${error.message}; the runs of namespace ${map.namespace} are kept (retention-invalid) until it is fixed`);
+    }
+  }
+  return { ok: true, config: { systemNamespace: maps.systemNamespace, globalFound: maps.global !== null, global, namespaces, unreadable }, warnings };
+}
+
+/** The global ConfigMap's `global-config`; an empty policy, with a warning, when the ConfigMap does not exist. */
+function globalConfig(maps: PrunerConfigMaps, warnings: string[]): PrunerGlobalSpec {
+  if (maps.global === null) {
+    warnings.push(
+      `--pruner-config: there is no ConfigMap ${PRUNER_GLOBAL_CONFIGMAP} in namespace ${maps.systemNamespace}: no tektoncd/pruner policy applies (tektoncd/pruner's own controller does not start without it)`,
+    );
+    return { namespaces: new Map() };
+  }
+  const where = new Where(`ConfigMap ${maps.systemNamespace}/${PRUNER_GLOBAL_CONFIGMAP}`, PRUNER_GLOBAL_KEY, warnings);
+  const text = dataText(maps.global.data, where, [PRUNER_GLOBAL_KEY, PRUNER_WORKER_COUNT_KEY]);
+  return globalSpec(parseDocument(text, where), where);
 }
 
 class PrunerConfigError extends Error {}
@@ -169,13 +205,12 @@ function dataText(data: ConfigMapData, where: Where, known: readonly string[]): 
   return text;
 }
 
+/** The YAML read as pruner's decoder reads it (goyaml.ts: go-yaml v2's scalars, not YAML 1.2's). */
 function parseDocument(text: string, where: Where): unknown {
   try {
-    return yaml.load(text, { schema: yaml.CORE_SCHEMA });
+    return loadGoYaml(text);
   } catch (error) {
-    if (error instanceof yaml.YAMLException) {
-      where.fail('', `not YAML: ${error.reason} at line ${error.mark.line + 1}, column ${error.mark.column + 1}`);
-    }
+    if (error instanceof GoYamlError) where.fail('', error.message);
     throw error;
   }
 }
@@ -253,7 +288,9 @@ function settings(fields: Readonly<Record<string, unknown>>, where: Where, prefi
   const level = fields.enforcedConfigLevel;
   let enforcedConfigLevel: PrunerLevel | undefined;
   if (level !== undefined && level !== null) {
-    enforcedConfigLevel = PRUNER_LEVELS.find((known) => known === level);
+    // A string field: `yes` is "true" to pruner (goyaml.ts goText), no level either.
+    const text = goText(level);
+    enforcedConfigLevel = text !== undefined && 'text' in text ? PRUNER_LEVELS.find((known) => known === text.text) : undefined;
     if (enforcedConfigLevel === undefined) where.fail(`${prefix}enforcedConfigLevel`, `expected global, namespace or resource, found ${describe(level)}`);
   }
   const read = (field: (typeof SETTING_FIELDS)[number]): number | undefined => whole(fields[field], where, `${prefix}${field}`);
@@ -273,28 +310,40 @@ function settings(fields: Readonly<Record<string, unknown>>, where: Where, prefi
 /** pruner's fields are *int32 (config.go:103-107); negative values its webhook refuses (config.go:930-1022). */
 const INT32_MAX = 2_147_483_647;
 
+/**
+ * An *int32 as encoding/json fills it from the number sigs.k8s.io/yaml wrote: an integer, or
+ * a float with no fraction (`5.0` and `1e3` are read; `08` is go-yaml's float 8).
+ */
 function whole(value: unknown, where: Where, path: string): number | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > INT32_MAX) {
+  const number = goNumber(value);
+  if (number === undefined || !Number.isInteger(number) || number < 0 || number > INT32_MAX) {
     where.fail(path, `expected a whole number from 0 to ${INT32_MAX}, such as 5, found ${describe(value)}`);
   }
-  return value;
+  return number + 0; // -0.0 is 0
+}
+
+/** A string field as sigs.k8s.io/yaml fills it: a bool or an integer as its text (goyaml.ts goText). */
+function text(value: unknown, where: Where, path: string, expected: string): string {
+  const read = goText(value);
+  if (read === undefined) where.fail(path, `expected ${expected}, found ${describe(value)}`);
+  if ('refused' in read) where.fail(path, read.refused);
+  return read.text;
 }
 
 function optionalString(value: unknown, where: Where, path: string): string | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string') where.fail(path, `expected a Pipeline's or Task's name, found ${describe(value)}`);
-  return value;
+  if (value === undefined) return undefined;
+  const name = text(value, where, path, "a Pipeline's or Task's name");
+  return name === '' ? undefined : name;
 }
 
 function stringMap(value: unknown, where: Where, path: string): Record<string, string> {
   if (value === undefined || value === null) return {};
   const entries = Object.entries(mapping(value, where, path, undefined));
   const map: Record<string, string> = {};
-  for (const [key, text] of entries) {
-    // pruner's map[string]string takes no number or boolean: quote them, as "true".
-    if (typeof text !== 'string') where.fail(`${path}.${segment(key)}`, `expected a string (quote it, as ${JSON.stringify(String(text))}), found ${describe(text)}`);
-    map[key] = text;
+  for (const [key, value] of entries) {
+    // A map[string]string: `enabled: yes` is "true" and `v: 010` "8", as pruner reads them; null is "".
+    map[key] = text(value, where, `${path}.${segment(key)}`, 'a string');
   }
   return map;
 }
@@ -302,14 +351,17 @@ function stringMap(value: unknown, where: Where, path: string): Record<string, s
 /** A YAML mapping whose keys are all `known` (any key when undefined); null is an empty one, as in pruner. */
 function mapping(value: unknown, where: Where, path: string, known: readonly string[] | undefined, hints: Readonly<Record<string, string>> = {}): Readonly<Record<string, unknown>> {
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) where.fail(path, `expected a mapping of fields, found ${describe(value)}`);
+  if (typeof value !== 'object' || Array.isArray(value) || value instanceof GoScalar) where.fail(path, `expected a mapping of fields, found ${describe(value)}`);
   const fields = value as Record<string, unknown>;
-  if (known !== undefined) {
-    for (const key of Object.keys(fields)) {
-      if (known.includes(key)) continue;
-      const field = path === '' ? segment(key) : `${path}.${segment(key)}`;
-      where.fail(field, `unknown field; ${hints[key] ?? `valid ${path === '' ? 'at the top' : 'here'}: ${known.join(', ')}`}`);
-    }
+  for (const key of Object.keys(fields)) {
+    const field = path === '' ? segment(key) : `${path}.${segment(key)}`;
+    const refused = refusedKey(key);
+    if (refused !== undefined) where.fail(path, refused);
+    if (known === undefined || known.includes(key)) continue;
+    // encoding/json matches a field ignoring case (pruner reads SuccessfulHistoryLimit): refused as written.
+    const meant = known.find((name) => name.toLowerCase() === key.toLowerCase());
+    const hint = meant === undefined ? undefined : `tektoncd/pruner reads it as ${meant} (its JSON decoding ignores case): write ${meant}`;
+    where.fail(field, `unknown field; ${hint ?? hints[key] ?? `valid ${path === '' ? 'at the top' : 'here'}: ${known.join(', ')}`}`);
   }
   return fields;
 }
@@ -322,6 +374,8 @@ function segment(key: string): string {
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
+  if (value instanceof GoFloat) return `float ${value.text}`;
+  if (value instanceof GoBigInt) return `number ${value.text}`;
   if (typeof value === 'object') return 'a mapping';
   if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
   if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${String(value)}`;
@@ -559,6 +613,9 @@ export function prunerRunPolicy(config: PrunerConfig): { external: (run: TargetR
     keeps: (key, value, namespace) => keys.has(key) || names.get(namespace)?.has(value) === true,
     external: (run) => {
       if (run.kind !== 'PipelineRun' && run.kind !== 'TaskRun') return undefined;
+      // A namespace ConfigMap pruner applies that cannot be read: no limit is guessed (readPrunerConfig).
+      const unreadable = config.unreadable.get(run.namespace);
+      if (unreadable !== undefined) return { from: `ConfigMap ${run.namespace}/${PRUNER_NAMESPACE_CONFIGMAP}`, invalid: unreadable };
       const limits = prunerLimitsFor(config, { kind: run.kind, namespace: run.namespace, name: run.name, labels: run.labels, annotations: run.annotations, bare: run.run?.bare === true });
       const { successfulHistoryLimit: successful, failedHistoryLimit: failed, ttlSecondsAfterFinished: ttl } = limits;
       if (successful === undefined && failed === undefined && ttl === undefined) return undefined;

@@ -387,6 +387,8 @@ export interface RunLimits {
 export interface ExternalRunLimits extends RunLimits {
   /** Where they were set, e.g. `ConfigMap tekton-pipelines/tekton-pruner-default-spec`. */
   from: string;
+  /** The policy that applies to the run cannot be read (a ConfigMap that does not parse): why, in one line. The run is kept (`retention-invalid`). */
+  invalid?: string;
   /** The runs `keepSuccessful` counts when not the run's group: tektoncd/pruner's set for that limit. */
   successfulCounts?: CountedRuns;
   /** The same for `keepFailed`. */

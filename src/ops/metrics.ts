@@ -13,6 +13,9 @@
  *   adds only what it knows, its exit code, errors, duration and time, so the last good
  *   counts stay and an alert on the age of the last success fires.
  * - A push that fails is logged; it never changes the pass's exit status.
+ * - An unreadable tektoncd/pruner namespace ConfigMap (--pruner-config) is a gauge of its own
+ *   beside the counts, 0 included: the pass that kept its namespace's runs exits 3, so its
+ *   counts are added and the time of the last success stays.
  * - With the counts go the pass's API requests and retries (its own, also in schedule mode,
  *   where one client serves every pass).
  * - The counts of targets, decisions and deletions carry a `kind` label whatever was
@@ -89,7 +92,7 @@ export function passMetrics(pass: PassFacts): Registry {
   gauge('errors', 'Pass-level errors of the last pass: a list that failed, the deletion cap, the breaker, an interruption. Failed deletes are in deletions{result="failed"}.').set(
     pass.report?.errors?.length ?? 0,
   );
-  gauge('exit_code', 'Exit status of the last pass: 0 as planned, 1 could not run, 3 failed deletes, the cap or the breaker.').set(pass.exitCode);
+  gauge('exit_code', 'Exit status of the last pass: 0 as planned, 1 could not run, 3 failed deletes, the cap, the breaker or an unreadable pruner ConfigMap.').set(pass.exitCode);
   gauge('pass_duration_seconds', 'How long the last pass took.').set((pass.finishedAt.getTime() - pass.startedAt.getTime()) / 1000);
   gauge('last_pass_timestamp_seconds', 'When the last pass finished, in seconds since the Unix epoch.').set(pass.finishedAt.getTime() / 1000);
   if (plan.success) {
@@ -136,6 +139,10 @@ function countMetrics(pass: PassFacts, gauge: GaugeMaker): void {
     gauge('released_bytes', 'Bytes of the claims the last pass deleted.').set(bytes.released);
     gauge('pending_bytes', 'Bytes of the claims the last pass left terminating, held by a finalizer.').set(bytes.pending);
   }
+  gauge(
+    'pruner_configmaps_unreadable',
+    "tektoncd/pruner namespace ConfigMaps (--pruner-config) that apply and that the last pass could not read: their namespaces' runs were kept, and it exited 3.",
+  ).set(report?.unreadablePrunerConfigMaps?.length ?? 0);
   gauge('dry_run', '1 when the last pass was a dry run, else 0.').set(pass.dryRun ? 1 : 0);
   gauge('api_requests', 'Requests the last pass sent to the API server, retries included.').set(pass.api?.requests ?? 0);
   gauge('api_retries', 'Requests the last pass sent again after a 429, a server error or a broken connection.').set(pass.api?.retries ?? 0);

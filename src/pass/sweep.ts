@@ -6,7 +6,7 @@ import { RunChildren, type TaskRunReading } from '../core/cascade.js';
 import { RUN_KINDS, RUN_KIND_NAMES } from '../core/kinds.js';
 import { PassedOverRuns, releasingOwners, runsNeededBy, targetStrings } from '../core/needed.js';
 import { formatRetentionDuration, retentionKeys } from '../core/retention.js';
-import { readPrunerConfig, withPrunerPolicy, type PrunerConfigRead } from '../core/prunerconfig.js';
+import { PRUNER_NAMESPACE_CONFIGMAP, readPrunerConfig, withPrunerPolicy, type PrunerConfigRead } from '../core/prunerconfig.js';
 import { isExcluded } from '../core/scope.js';
 import type { ClusterView, Decision, Policy, TargetRecord } from '../core/types.js';
 import type { Config, PassSettings } from '../cli/config.js';
@@ -20,7 +20,7 @@ import { errorMessage } from './message.js';
 import { buildPlan, planRunSettings, restrictToPlan, unlistedDecision, type Plan, type PlanCluster, type PlanSettings } from './plan.js';
 import type { Progress } from '../ops/progress.js';
 import { buildReport } from '../report/build.js';
-import type { Report, ReportBreaker, ReportPlan, Result } from '../report/model.js';
+import type { Report, ReportBreaker, ReportPlan, ReportUnreadableConfigMap, Result } from '../report/model.js';
 import { isAborted } from '../process/signals.js';
 
 /** What a pass needs from the outside world; tests and the CLI hand in real ones. */
@@ -92,6 +92,7 @@ export async function runPass(config: Config, settings: PassSettings, deps: Swee
     startedAt: deps.now(),
     settings,
     warnings: configWarnings(settings, settings.prunerConfig !== undefined),
+    unreadablePrunerConfigMaps: [],
   };
   return outcomeOf(pass, await sweep(pass));
 }
@@ -105,6 +106,8 @@ interface Pass {
   /** What the pass decides with (config.ts passSettings; apply's come from its plan). */
   settings: PassSettings;
   warnings: string[];
+  /** --pruner-config's namespace ConfigMaps that apply and could not be read: their runs are kept, and the pass ends with exit 3. */
+  unreadablePrunerConfigMaps: ReportUnreadableConfigMap[];
 }
 
 /** How a pass ended, early or after its deletes: data that outcomeOf alone turns into the outcome. */
@@ -157,10 +160,13 @@ function outcomeOf(pass: Pass, ending: Ending): PassOutcome {
     runs: ending.runs,
     decisions: ending.decisions,
     results: ending.results ?? new Map(),
+    unreadablePrunerConfigMaps: pass.unreadablePrunerConfigMaps,
     warnings: pass.warnings,
     errors: ending.errors ?? [],
   });
-  return { kind: 'done', report, exitCode: ending.exitCode, ...(plan !== undefined && { plan }) };
+  // A namespace whose pruner policy could not be read was left alone: the pass did not run as planned.
+  const exitCode = ending.exitCode === EXIT_OK && pass.unreadablePrunerConfigMaps.length > 0 ? EXIT_PARTIAL : ending.exitCode;
+  return { kind: 'done', report, exitCode, ...(plan !== undefined && { plan }) };
 }
 
 /** The APIs the collectors that are on can use; none served ends the pass. */
@@ -180,7 +186,9 @@ async function discover(pass: Pass): Promise<{ kind: 'served'; apis: ServedApis 
 
 /**
  * --pruner-config: tektoncd/pruner's ConfigMaps, read before anything is listed and kept on
- * the pass's policy (`policy.pruner`). One that cannot be read, or may not be, ends the pass.
+ * the pass's policy (`policy.pruner`). The global one that cannot be read, or a ConfigMap that
+ * may not be, ends the pass; a namespace ConfigMap pruner applies that cannot be read keeps
+ * that namespace's runs (prunerconfig.ts readPrunerConfig), and the pass goes on.
  */
 async function readPrunerPolicies(pass: Pass): Promise<Ending | undefined> {
   // Under apply, the plan's: its ConfigMaps are read again, and can only narrow what the plan deletes.
@@ -195,6 +203,7 @@ async function readPrunerPolicies(pass: Pass): Promise<Ending | undefined> {
   }
   if (!read.ok) return couldNotRead(pass.deps, new Error(read.error), logMessage, 0);
   pass.warnings.push(...read.warnings);
+  for (const [namespace, error] of read.config.unreadable) pass.unreadablePrunerConfigMaps.push({ namespace, name: PRUNER_NAMESPACE_CONFIGMAP, error });
   if (!pass.settings.collect.some((name) => COLLECTORS[name].decides === 'history')) {
     pass.warnings.push(`--pruner-config ${namespace}: no run collector is on (pipelineruns, taskruns), so nothing applies tektoncd/pruner's policies in this pass`);
   }

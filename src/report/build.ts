@@ -13,6 +13,7 @@ import {
   type ReportReference,
   type ReportScope,
   type ReportSummary,
+  type ReportUnreadableConfigMap,
   type Result,
 } from './model.js';
 
@@ -39,6 +40,8 @@ export interface PassRecord {
   plan?: ReportPlan;
   /** Why the breaker stopped the delete phase, if it did. */
   breaker?: ReportBreaker;
+  /** --pruner-config's namespace ConfigMaps that apply and could not be read; carried only when there are some. */
+  unreadablePrunerConfigMaps?: readonly ReportUnreadableConfigMap[];
   /** Pass-level warnings; the report carries `warnings` only when there are some. */
   warnings?: readonly string[];
   /** Pass-level failures; the report carries `errors` only when there are some. */
@@ -80,6 +83,9 @@ export function buildReport(pass: PassRecord): Report {
   };
   if (pass.plan !== undefined) report.plan = { ...pass.plan };
   if (pass.breaker !== undefined) report.breaker = { ...pass.breaker };
+  if (pass.unreadablePrunerConfigMaps !== undefined && pass.unreadablePrunerConfigMaps.length > 0) {
+    report.unreadablePrunerConfigMaps = pass.unreadablePrunerConfigMaps.map((map) => ({ ...map }));
+  }
   if (pass.warnings !== undefined && pass.warnings.length > 0) report.warnings = [...pass.warnings];
   if (pass.errors !== undefined && pass.errors.length > 0) report.errors = [...pass.errors];
   return report;

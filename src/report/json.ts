@@ -58,7 +58,7 @@ function* unescapedJsonChunks(report: Report): Generator<string> {
     }
     yield '\n  ]';
   }
-  yield `${planField(report.plan)}${breakerField(report.breaker)}${listField('warnings', report.warnings)}${listField('errors', report.errors)}\n}\n`;
+  yield `${planField(report.plan)}${breakerField(report.breaker)}${unreadableField(report.unreadablePrunerConfigMaps)}${listField('warnings', report.warnings)}${listField('errors', report.errors)}\n}\n`;
 }
 
 /** The items `size` at a time: only one piece's items exist at once when they are made as read (build.ts). */
@@ -88,8 +88,14 @@ function breakerField(breaker: Report['breaker']): string {
   return objectField('breaker', ordered);
 }
 
+/** `,\n  "unreadablePrunerConfigMaps": [...]` in a fixed key order; nothing when every one was read. */
+function unreadableField(maps: Report['unreadablePrunerConfigMaps']): string {
+  if (maps === undefined || maps.length === 0) return '';
+  return objectField('unreadablePrunerConfigMaps', maps.map((map) => ({ namespace: map.namespace, name: map.name, error: map.error })));
+}
+
 /** `,\n  "name": {...}` as the whole document's stringify would write it. */
-function objectField(name: 'plan' | 'breaker', ordered: object): string {
+function objectField(name: 'plan' | 'breaker' | 'unreadablePrunerConfigMaps', ordered: object): string {
   return `,\n  "${name}": ${JSON.stringify(ordered, null, 2).replaceAll('\n', '\n  ')}`;
 }
 

@@ -136,6 +136,11 @@ export interface Report {
   /** The breaker stopped the delete phase (--max-consecutive-failures). Present only then. */
   breaker?: ReportBreaker;
   /**
+   * --pruner-config: the namespace ConfigMaps tektoncd/pruner applies that could not be read,
+   * whose namespaces' runs the pass kept (exit 3). Present only when there were any.
+   */
+  unreadablePrunerConfigMaps?: ReportUnreadableConfigMap[];
+  /**
    * Pass-level things an operator should know that did not stop the pass (a setting that
    * is risky, a run kind the cluster does not serve, a live pass that the deletion cap
    * would stop). Present only when there were any.
@@ -150,6 +155,13 @@ export interface Report {
 
 /** A report as its JSON reads back: the items are an array. */
 export type ReportDocument = Omit<Report, 'items'> & { items: ReportItem[] };
+
+/** A ConfigMap the pass could not read, and the one line that says why. */
+export interface ReportUnreadableConfigMap {
+  namespace: string;
+  name: string;
+  error: string;
+}
 
 /** Why the breaker stopped the delete phase: `failures` deletes in a row failed with this status and reason. */
 export interface ReportBreaker {

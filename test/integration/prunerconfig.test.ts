@@ -2,8 +2,10 @@
  * `--pruner-config` against a real kube-apiserver (docs/spec.md, "tektoncd/pruner's
  * ConfigMaps"): tektoncd/pruner's global ConfigMap read by name in its namespace and the
  * namespace ones listed by name, page by page, in the pass's scope; the limits they give a
- * run; a missing global ConfigMap (a warning); one that cannot be read or that this identity
- * may not read (exit 1 in one line, nothing deleted); and the chart's Role, which grants get
+ * run; a missing global ConfigMap (a warning); a global one that cannot be read or that this
+ * identity may not read (exit 1 in one line, nothing deleted); a namespace one that cannot be
+ * read, ignored where pruner does not apply it and keeping its namespace's runs where it does
+ * (exit 3, the rest collected); and the chart's Role, which grants get
  * on that one ConfigMap and list where runs are collected, as the API server enforces it.
  */
 import assert from 'node:assert/strict';
@@ -26,6 +28,15 @@ import { V1Runs } from '../support/v1runs.js';
 const SYSTEM = 'pruner-system';
 const BROKEN = 'pruner-broken';
 const EMPTY = 'pruner-empty';
+/** A global ConfigMap at level namespace everywhere, for the namespaces below. */
+const TENANTS = 'pruner-tenants';
+/** At level namespace under TENANTS, with a namespace ConfigMap that does not parse; and one without. */
+const TENANT_BAD = 'tenant-bad';
+const TENANT_OK = 'tenant-ok';
+/** At level namespace under TENANTS, with ConfigMaps whose scalars YAML 1.1 (go-yaml v2) reads otherwise than YAML 1.2. */
+const YAML_OCTAL = 'yaml-octal';
+const YAML_BOOL = 'yaml-bool';
+const TENANT_BAD_ERROR = `--pruner-config: ConfigMap ${TENANT_BAD}/tekton-pruner-namespace-spec, key ns-config, field successfulHistoryLimit: expected a whole number from 0 to 2147483647, such as 5, found the string "many"`;
 const TEAMS = ['dev', 'prod', 'web', 'outside'] as const;
 const ORPHAN = 'src-orphan';
 /** The namespaces `--namespace-selector shard=a` picks. */
@@ -68,21 +79,27 @@ describe('--pruner-config on a real API server', () => {
 
   before(async () => {
     const { seed, controlPlane } = server;
-    for (const namespace of [SYSTEM, BROKEN, EMPTY, ...TEAMS]) await seed.namespace(namespace, SHARD_A.includes(namespace) ? { shard: 'a' } : {});
+    for (const namespace of [SYSTEM, BROKEN, EMPTY, TENANTS, TENANT_BAD, TENANT_OK, YAML_OCTAL, YAML_BOOL, ...TEAMS]) await seed.namespace(namespace, SHARD_A.includes(namespace) ? { shard: 'a' } : {});
     for (const namespace of TEAMS) await seed.create(gitResource({ name: ORPHAN, namespace }, 'orphan'));
     await controlPlane.apply([
       configMap(SYSTEM, 'tekton-pruner-default-spec', { 'global-config': GLOBAL_CONFIG }),
       // Another ConfigMap in the pruner's namespace: never read.
       configMap(SYSTEM, 'config-logging', { 'global-config': 'not: [pruner' }),
       configMap('dev', 'tekton-pruner-namespace-spec', { 'ns-config': DEV_CONFIG }),
-      // A namespace ConfigMap the level never reaches (prod is at level resource): read, and warned about.
+      // A namespace ConfigMap the level never reaches (prod is at level resource): not read, and warned about.
       configMap('prod', 'tekton-pruner-namespace-spec', { 'ns-config': 'historyLimit: 1' }),
       configMap('web', 'tekton-pruner-namespace-spec', { 'ns-config': '' }),
       // Another name in a collected namespace: not listed.
       configMap('web', 'tekton-pruner-namespace-spec-old', { 'ns-config': 'broken: [' }),
-      // An unreadable namespace ConfigMap where the pass is not asked to look.
+      // An unreadable namespace ConfigMap at level resource (under SYSTEM): pruner never reads it.
       configMap('outside', 'tekton-pruner-namespace-spec', { 'ns-config': 'succesfulHistoryLimit: 3' }),
       configMap(BROKEN, 'tekton-pruner-default-spec', { 'global-config': 'historyLimit: [5\nnamespaces: {}\n' }),
+      configMap(TENANTS, 'tekton-pruner-default-spec', { 'global-config': 'enforcedConfigLevel: namespace\nsuccessfulHistoryLimit: 1\n' }),
+      configMap(TENANT_BAD, 'tekton-pruner-namespace-spec', { 'ns-config': 'successfulHistoryLimit: many\n' }),
+      // 010 is 8 to pruner (go-yaml v2: strconv.ParseInt base 0), 10 to YAML 1.2.
+      configMap(YAML_OCTAL, 'tekton-pruner-namespace-spec', { 'ns-config': 'successfulHistoryLimit: 010\n' }),
+      // yes is true to pruner, so the selector is enabled=true; "yes" to YAML 1.2, which selects nothing here.
+      configMap(YAML_BOOL, 'tekton-pruner-namespace-spec', { 'ns-config': 'successfulHistoryLimit: 5\npipelineRuns:\n  - selector: [{matchLabels: {enabled: yes}}]\n    successfulHistoryLimit: 2\n' }),
     ]);
   });
 
@@ -101,9 +118,10 @@ describe('--pruner-config on a real API server', () => {
   }
 
   test('reads the global ConfigMap by name and every namespace one across the cluster, page by page, less the excluded namespaces', async () => {
-    const { config, warnings, requests } = await readThrough(SYSTEM, { namespaces: [], excludeNamespaces: ['outside'] });
+    const { config, warnings, requests } = await readThrough(SYSTEM, { namespaces: [], excludeNamespaces: ['outside', TENANT_BAD, YAML_OCTAL, YAML_BOOL] });
     assert.equal(config.globalFound, true);
-    assert.deepEqual([...config.namespaces.keys()], ['dev', 'prod', 'web']);
+    // Listed, all three; parsed, only dev's: prod and web are at level resource, where pruner never reads theirs.
+    assert.deepEqual([...config.namespaces.keys()], ['dev']);
     // One GET, three pages of one ConfigMap each, and an empty last one: behind a field
     // selector the API server cannot tell that a full page was the last.
     assert.equal(requests, 5);
@@ -125,13 +143,16 @@ describe('--pruner-config on a real API server', () => {
   });
 
   test('named namespaces: one list per namespace, and only there', async () => {
-    const { config } = await readThrough(SYSTEM, { namespaces: ['dev', 'web', 'outside'], excludeNamespaces: ['outside'] });
-    assert.deepEqual([...config.namespaces.keys()], ['dev', 'web']);
+    const { config, warnings } = await readThrough(SYSTEM, { namespaces: ['dev', 'web', 'outside'], excludeNamespaces: ['outside'] });
+    assert.deepEqual([...config.namespaces.keys()], ['dev']);
+    assert.deepEqual(warnings.map((line) => /ConfigMap (\S+)\/tekton-pruner-namespace-spec: not applied/.exec(line)?.[1]), ['web']);
   });
 
   test("a namespace selector: only the ConfigMaps of the namespaces it selects, so a shard never fails on another's", async () => {
-    const { config } = await readThrough(SYSTEM, { namespaces: [], excludeNamespaces: [], namespaceSelector: 'shard=a' });
-    assert.deepEqual([...config.namespaces.keys()], [...SHARD_A]);
+    const { config, warnings } = await readThrough(SYSTEM, { namespaces: [], excludeNamespaces: [], namespaceSelector: 'shard=a' });
+    // dev's parsed; web's listed, and not applied at its level resource; no other namespace's read.
+    assert.deepEqual([...config.namespaces.keys()], ['dev']);
+    assert.deepEqual(warnings.map((line) => /ConfigMap (\S+)\/tekton-pruner-namespace-spec: not applied/.exec(line)?.[1]), ['web']);
     const result = await pass(['--dry-run', '--namespace-selector', 'shard=a', '--pruner-config', SYSTEM]);
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(reportOf(result).items.map((item) => item.namespace), [...SHARD_A]);
@@ -183,16 +204,66 @@ describe('--pruner-config on a real API server', () => {
     assert.equal(await exists('prod'), true);
   });
 
-  test('a namespace ConfigMap with an unknown field, in the scope: exit 1, nothing deleted; out of it, not read', async () => {
+  test('a namespace ConfigMap that does not parse where its level is not namespace: not read, a warning, and the pass collects as usual (issue 42, 9)', async () => {
+    // Before issue 42 this ended the pass with exit 1 and deleted nothing: any tenant could stop collection.
     const result = await pass(['--dry-run=false', '--namespace', 'outside', '--pruner-config', SYSTEM]);
-    assert.equal(result.code, 1, result.stderr);
-    assert.deepEqual(reportOf(result).errors, [
-      '--pruner-config: ConfigMap outside/tekton-pruner-namespace-spec, key ns-config, field succesfulHistoryLimit: unknown field; valid at the top: enforcedConfigLevel, ttlSecondsAfterFinished, successfulHistoryLimit, failedHistoryLimit, historyLimit, pipelineRuns, taskRuns',
+    assert.equal(result.code, 0, result.stderr);
+    const report = reportOf(result);
+    assert.equal(report.errors, undefined);
+    assert.equal(report.unreadablePrunerConfigMaps, undefined);
+    assert.deepEqual(report.warnings?.filter((line) => !line.startsWith(MIN_AGE_WARNING_PREFIX)), [
+      "--pruner-config: ConfigMap outside/tekton-pruner-namespace-spec: not applied, as tektoncd/pruner does not apply it: the level for namespace outside is resource (tekton-pruner-default-spec's enforcedConfigLevel), and only level namespace reads a namespace ConfigMap",
+      NO_RUN_COLLECTOR(SYSTEM),
     ]);
-    assert.equal(await exists('outside'), true);
-    const elsewhere = await pass(['--dry-run=false', '--namespace', 'prod', '--exclude-namespace', 'outside', '--pruner-config', SYSTEM]);
-    assert.equal(elsewhere.code, 0, elsewhere.stderr);
-    assert.equal(await exists('prod'), false, 'the pass went on and deleted what it collects');
+    assert.deepEqual(report.items.map((item) => `${item.namespace}/${item.name} ${item.result}`), [`outside/${ORPHAN} deleted`]);
+    assert.equal(await exists('outside'), false);
+  });
+
+  test("one that does not parse where its level is namespace: that namespace's runs kept, naming it, another's collected, exit 3, in the report and explain (issue 42, 9)", async () => {
+    const runs = new V1Runs(server.controlPlane.kubeConfig());
+    for (const namespace of [TENANT_BAD, TENANT_OK]) {
+      await runs.create(namespace, 'build-1', { state: 'succeeded', finishedAt: hoursAgo(3) });
+      await runs.create(namespace, 'build-2', { state: 'succeeded', finishedAt: hoursAgo(2) });
+    }
+    const args = ['--namespace', `${TENANT_BAD},${TENANT_OK}`, '--collect', 'pipelineruns', '--pruner-config', TENANTS];
+    // A dry run says the same, with exit 3: that namespace's policy was not applied.
+    const dry = await pass(['--dry-run', ...args]);
+    assert.equal(dry.code, 3, dry.stderr);
+    assert.deepEqual(
+      reportOf(dry).items.map((item) => `${item.namespace}/${item.name} ${item.result}`),
+      [`${TENANT_BAD}/build-1 kept`, `${TENANT_BAD}/build-2 kept`, `${TENANT_OK}/build-1 would-delete`, `${TENANT_OK}/build-2 kept`],
+    );
+    const result = await pass(['--dry-run=false', ...args]);
+    assert.equal(result.code, 3, result.stderr);
+    const report = reportOf(result);
+    assert.equal(report.errors, undefined);
+    assert.deepEqual(report.unreadablePrunerConfigMaps, [{ namespace: TENANT_BAD, name: 'tekton-pruner-namespace-spec', error: TENANT_BAD_ERROR }]);
+    assert.ok(report.warnings?.includes(`${TENANT_BAD_ERROR}; the runs of namespace ${TENANT_BAD} are kept (retention-invalid) until it is fixed`), JSON.stringify(report.warnings));
+    assert.deepEqual(
+      report.items.map((item) => `${item.namespace}/${item.name} ${item.reason} ${item.result}`),
+      [`${TENANT_BAD}/build-1 retention-invalid kept`, `${TENANT_BAD}/build-2 retention-invalid kept`, `${TENANT_OK}/build-1 history-exceeded deleted`, `${TENANT_OK}/build-2 history-kept kept`],
+    );
+    assert.equal(report.items.find((item) => item.namespace === TENANT_BAD)?.message, TENANT_BAD_ERROR);
+    assert.deepEqual(await runs.names(TENANT_BAD), ['build-1', 'build-2']);
+    assert.deepEqual(await runs.names(TENANT_OK), ['build-2']);
+    // explain says the same of a run there.
+    const explained = await runCli(['explain', `pipelinerun/${TENANT_BAD}/build-1`, '--kubeconfig', server.controlPlane.kubeconfigPath, '--min-age', '0s', '--pruner-config', TENANTS, '--output', 'json']);
+    assert.equal(explained.code, 0, explained.stderr);
+    const explanation = JSON.parse(explained.stdout) as { decision: { reason: string; message: string } };
+    assert.deepEqual(explanation.decision, { ...explanation.decision, reason: 'retention-invalid', message: TENANT_BAD_ERROR });
+  });
+
+  test('the ConfigMaps read as pruner reads YAML: 010 is 8, a selector {enabled: yes} selects enabled=true (issue 42, 5)', async () => {
+    // Before issue 42 (js-yaml's YAML 1.2 core schema) the limit was 10 and the selector matched
+    // no run, so every run here was kept where pruner deletes the oldest.
+    const runs = new V1Runs(server.controlPlane.kubeConfig());
+    // Created oldest first, so that the oldest is the same by creation (pruner's order) and by completion.
+    for (let hours = 9; hours >= 1; hours--) await runs.create(YAML_OCTAL, `octal-${hours}`, { state: 'succeeded', finishedAt: hoursAgo(hours) });
+    for (let hours = 3; hours >= 1; hours--) await runs.create(YAML_BOOL, `bool-${hours}`, { state: 'succeeded', finishedAt: hoursAgo(hours) }, { labels: { 'tekton.dev/pipeline': 'build', enabled: 'true' } });
+    const result = await pass(['--dry-run', '--namespace', `${YAML_OCTAL},${YAML_BOOL}`, '--collect', 'pipelineruns', '--pruner-config', TENANTS]);
+    assert.equal(result.code, 0, result.stderr);
+    const deleted = reportOf(result).items.filter((item) => item.action === 'delete').map((item) => `${item.namespace}/${item.name} ${item.reason}`);
+    assert.deepEqual(deleted, [`${YAML_BOOL}/bool-3 history-exceeded`, `${YAML_OCTAL}/octal-9 history-exceeded`]);
   });
 
   describe('RBAC', () => {

@@ -440,13 +440,7 @@ describe('what is refused, in one line', () => {
     ['pipelineRuns at the top of the global ConfigMap', globalOnly('pipelineRuns: []'), 'field pipelineRuns: unknown field; pipelineRuns and taskRuns belong inside namespaces.NAME'],
     ['selectors in the global ConfigMap', globalOnly('namespaces:\n  dev:\n    pipelineRuns:\n      - selector:\n        - matchLabels: {app: myapp}\n        ttlSecondsAfterFinished: 1800'), 'field namespaces.dev.pipelineRuns[0].selector: selectors are not supported in the global ConfigMap'],
     ['a top that is no mapping', globalOnly('- historyLimit: 5'), 'key global-config: expected a mapping of fields, found a list'],
-    ['namespaces in a namespace ConfigMap', namespaceOnly('dev', 'namespaces: {}'), 'ConfigMap dev/tekton-pruner-namespace-spec, key ns-config, field namespaces: unknown field; namespaces is read only in the global ConfigMap'],
-    ['a label value that is no string', namespaceOnly('dev', 'pipelineRuns:\n  - selector:\n    - matchLabels:\n        critical: true\n    historyLimit: 1'), 'field pipelineRuns[0].selector[0].matchLabels.critical: expected a string (quote it, as "true"), found boolean true'],
-    ['a selector that is no list', namespaceOnly('dev', 'taskRuns:\n  - selector: {matchLabels: {a: b}}'), 'field taskRuns[0].selector: expected a list of selectors'],
-    ['a name that is no string', namespaceOnly('dev', 'taskRuns:\n  - name: 5'), 'field taskRuns[0].name: expected a Pipeline\'s or Task\'s name, found number 5'],
     ['an unknown field with a line break in its name', globalOnly('"a\\nb": 1'), 'field "a\\nb": unknown field'],
-    ['a label value that is no string, under a key with a space', namespaceOnly('dev', 'pipelineRuns:\n  - selector:\n    - matchLabels:\n        "my key": 5'), 'field pipelineRuns[0].selector[0].matchLabels."my key": expected a string (quote it, as "5"), found number 5'],
-    ['an unknown field of a selector', namespaceOnly('dev', 'pipelineRuns:\n  - selector:\n    - matchLabel: {a: b}'), 'field pipelineRuns[0].selector[0].matchLabel: unknown field; valid here: matchLabels, matchAnnotations'],
     ['a key whose value is no text', { systemNamespace: SYSTEM, global: { data: { 'global-config': 5 } }, namespaced: [] }, 'ConfigMap tekton-pipelines/tekton-pruner-default-spec, key global-config: expected text, found number 5'],
   ];
   for (const [what, maps, message] of cases) {
@@ -456,6 +450,80 @@ describe('what is refused, in one line', () => {
       assert.ok(error.includes(message), `${error}\nshould include\n${message}`);
     });
   }
+});
+
+/** The one line a namespace ConfigMap of `dev` (level namespace) could not be read with: it fails alone, as in pruner. */
+function unreadableLine(text: string): string {
+  const result = readPrunerConfig(namespaceOnly('dev', text));
+  if (!result.ok) assert.fail(`a namespace ConfigMap never ends the read, got: ${result.error}`);
+  const line = result.config.unreadable.get('dev');
+  if (line === undefined) assert.fail('expected dev to be unreadable');
+  assert.doesNotMatch(line, /\n/, 'one line');
+  assert.equal(result.config.namespaces.has('dev'), false, 'no policy is guessed from it');
+  assert.ok(result.warnings.some((warning) => warning.startsWith(line) && warning.includes('the runs of namespace dev are kept (retention-invalid)')), result.warnings.join('\n'));
+  return line;
+}
+
+describe('a namespace ConfigMap that cannot be read: its namespace only, in one line (issue 42, 9)', () => {
+  // Each was refused as the whole read (exit 1) before issue 42; pruner fails only that ConfigMap
+  // (pkg/reconciler/namespaceprunerconfig/reconciler.go:47-50).
+  const cases: readonly [string, string, string][] = [
+    ['YAML that does not parse', 'historyLimit: [5\n', 'key ns-config: not YAML: '],
+    ['namespaces in a namespace ConfigMap', 'namespaces: {}', 'field namespaces: unknown field; namespaces is read only in the global ConfigMap'],
+    ['a label value that is a float', 'pipelineRuns:\n  - selector:\n    - matchLabels:\n        version: 1.5\n    historyLimit: 1', 'field pipelineRuns[0].selector[0].matchLabels.version: the float 1.5, which tektoncd/pruner reads as the text of its float32; quote it as it should read, as "1.5"'],
+    ['a label value that is a list', 'pipelineRuns:\n  - selector:\n    - matchLabels:\n        "my key": [5]', 'field pipelineRuns[0].selector[0].matchLabels."my key": expected a string, found a list'],
+    ['a selector that is no list', 'taskRuns:\n  - selector: {matchLabels: {a: b}}', 'field taskRuns[0].selector: expected a list of selectors'],
+    ['a name that is no text', 'taskRuns:\n  - name: {a: b}', "field taskRuns[0].name: expected a Pipeline's or Task's name, found a mapping"],
+    ['an unknown field of a selector', 'pipelineRuns:\n  - selector:\n    - matchLabel: {a: b}', 'field pipelineRuns[0].selector[0].matchLabel: unknown field; valid here: matchLabels, matchAnnotations'],
+    ['a field in another case', 'SuccessfulHistoryLimit: 3', 'field SuccessfulHistoryLimit: unknown field; tektoncd/pruner reads it as successfulHistoryLimit (its JSON decoding ignores case): write successfulHistoryLimit'],
+    ['a merge key', 'taskRuns:\n  - &base {name: a, successfulHistoryLimit: 1}\n  - <<: *base\n    name: t', 'field taskRuns[1]: a merge key (<<), which tektoncd/pruner applies in place and this does not; write the fields out (written <<)'],
+    ['a null label key', 'pipelineRuns:\n  - selector:\n    - matchLabels: {~: a}', 'field pipelineRuns[0].selector[0].matchLabels: a null key (~, null or nothing), which tektoncd/pruner refuses'],
+    ['a float label key', 'pipelineRuns:\n  - selector:\n    - matchLabels: {1.5: a}', 'field pipelineRuns[0].selector[0].matchLabels: a float as a key, which tektoncd/pruner reads as the text of its float32; quote the key as it should read (written 1.5)'],
+    ['a uint64 label key', 'pipelineRuns:\n  - selector:\n    - matchLabels: {18446744073709551615: a}', 'a key above 9223372036854775807, which tektoncd/pruner refuses'],
+    ['two documents', 'historyLimit: 1\n---\nhistoryLimit: 2\n', 'key ns-config: more than one YAML document; tektoncd/pruner reads the first one only: remove the others'],
+    ['a %YAML 1.2 directive', '%YAML 1.2\n---\nhistoryLimit: 1\n', 'key ns-config: a %YAML 1.2 directive, which tektoncd/pruner refuses (go-yaml v2 reads YAML 1.1 only); remove it'],
+    ['a tag js-yaml does not know', 'taskRuns:\n  - name: !!binary dGVzdA==', 'key ns-config: not YAML: unknown tag'],
+  ];
+  for (const [what, text, message] of cases) {
+    it(what, () => {
+      const line = unreadableLine(text);
+      assert.ok(line.startsWith('--pruner-config: ConfigMap dev/tekton-pruner-namespace-spec, key ns-config'), line);
+      assert.ok(line.includes(message), `${line}\nshould include\n${message}`);
+    });
+  }
+
+  it('a malformed one where the level is not namespace is not parsed: a warning, no error (it failed the whole read before issue 42)', () => {
+    const result = readPrunerConfig({
+      systemNamespace: SYSTEM,
+      global: { data: { 'global-config': 'enforcedConfigLevel: resource\nsuccessfulHistoryLimit: 2' } },
+      namespaced: [{ namespace: 'tenant', data: { 'ns-config': 'historyLimit: [5\n' } }],
+    });
+    if (!result.ok) assert.fail(result.error);
+    assert.equal(result.config.unreadable.size, 0);
+    assert.equal(result.config.namespaces.size, 0);
+    assert.deepEqual(result.warnings, [
+      "--pruner-config: ConfigMap tenant/tekton-pruner-namespace-spec: not applied, as tektoncd/pruner does not apply it: the level for namespace tenant is resource (tekton-pruner-default-spec's enforcedConfigLevel), and only level namespace reads a namespace ConfigMap",
+    ]);
+    assert.deepEqual(numbers(prunerLimitsFor(result.config, run('tenant'))), [2, undefined, undefined]);
+  });
+
+  it('one unreadable namespace leaves the others read', () => {
+    const result = readPrunerConfig({
+      systemNamespace: SYSTEM,
+      global: { data: { 'global-config': 'enforcedConfigLevel: namespace' } },
+      namespaced: [
+        { namespace: 'bad', data: { 'ns-config': 'successfulHistoryLimit: many' } },
+        { namespace: 'good', data: { 'ns-config': 'successfulHistoryLimit: 1' } },
+      ],
+    });
+    if (!result.ok) assert.fail(result.error);
+    assert.deepEqual([...result.config.unreadable.keys()], ['bad']);
+    assert.deepEqual(numbers(prunerLimitsFor(result.config, run('good'))), [1, undefined, undefined]);
+  });
+
+  it('the global ConfigMap that cannot be read still ends the read (pruner stops its cleanup at it: controller.go:91-94)', () => {
+    assert.match(refused({ ...namespaceOnly('dev', 'historyLimit: 1'), global: { data: { 'global-config': 'historyLimit: [5\n' } } }), /^--pruner-config: ConfigMap tekton-pipelines\/tekton-pruner-default-spec, key global-config: not YAML: /);
+  });
 });
 
 describe('what is read with a warning', () => {
@@ -474,7 +542,11 @@ describe('what is read with a warning', () => {
     const result = readPrunerConfig({ systemNamespace: SYSTEM, global: { data: undefined }, namespaced: [{ namespace: 'dev', data: { 'ns-config': '' } }] });
     assert.ok(result.ok);
     assert.equal(result.config.globalFound, true);
-    assert.equal(result.config.namespaces.size, 1);
+    // Level resource (an empty global policy): dev's ConfigMap is not applied, so not read (issue 42, 9).
+    assert.equal(result.config.namespaces.size, 0);
+    const atNamespace = readPrunerConfig(namespaceOnly('dev', ''));
+    assert.ok(atNamespace.ok);
+    assert.deepEqual(atNamespace.config.namespaces.get('dev'), { pipelineRuns: [], taskRuns: [] });
   });
 
   it("other data keys, and a namespace ConfigMap's own level", () => {

@@ -84,7 +84,7 @@ function decision(name: string, action: Decision['action'], reason: Decision['re
 }
 
 /** The facts of a live pass of PipelineResources that listed 7 runs and made `decisions`, each with its result by name. */
-function livePass(exitCode: number, decisions: readonly Decision[], results: Record<string, Result>, more: Pick<PassRecord, 'errors' | 'breaker'> = {}): PassFacts {
+function livePass(exitCode: number, decisions: readonly Decision[], results: Record<string, Result>, more: Pick<PassRecord, 'errors' | 'breaker' | 'unreadablePrunerConfigMaps' | 'warnings'> = {}): PassFacts {
   const report = buildReport({
     dryRun: false,
     startedAt: new Date('2026-11-29T12:00:00.000Z'),
@@ -115,7 +115,7 @@ async function samples(pass: PassFacts): Promise<Map<string, number>> {
 }
 
 const ALWAYS = ['errors', 'exit_code', 'last_pass_timestamp_seconds', 'pass_duration_seconds'];
-const COUNTS = ['api_requests', 'api_retries', 'decisions', 'deletions', 'dry_run', 'runs', 'targets'];
+const COUNTS = ['api_requests', 'api_retries', 'decisions', 'deletions', 'dry_run', 'pruner_configmaps_unreadable', 'runs', 'targets'];
 
 describe('what a pass pushes, by its exit status', () => {
   const rows: { exitCode: number; why: string; method: 'PUT' | 'POST'; names: string[] }[] = [
@@ -161,6 +161,17 @@ describe('what a pass pushes, by its exit status', () => {
     assert.equal(pushed.get('tekton_resource_gc_errors'), 1);
     assert.equal(pushed.get('tekton_resource_gc_exit_code'), 3);
     assert.equal(pushed.has('tekton_resource_gc_last_success_timestamp_seconds'), false);
+  });
+
+  it("a pass that kept a namespace's runs for its unreadable pruner ConfigMap: exit 3, POST, the count of such ConfigMaps, 0 otherwise (issue 42, 9)", async () => {
+    const error = '--pruner-config: ConfigMap ci/tekton-pruner-namespace-spec, key ns-config: not YAML: bad indentation of a mapping entry at line 2, column 3';
+    const kept = livePass(3, [decision('a', 'keep', 'too-young')], {}, { unreadablePrunerConfigMaps: [{ namespace: 'ci', name: 'tekton-pruner-namespace-spec', error }], warnings: [error] });
+    assert.equal(PUSH_PLANS[passKind(kept.exitCode)].method, 'POST');
+    const pushed = await samples(kept);
+    assert.equal(pushed.get('tekton_resource_gc_pruner_configmaps_unreadable'), 1);
+    assert.equal(pushed.get('tekton_resource_gc_exit_code'), 3);
+    assert.equal(pushed.has('tekton_resource_gc_last_success_timestamp_seconds'), false);
+    assert.equal((await samples(facts(0))).get('tekton_resource_gc_pruner_configmaps_unreadable'), 0);
   });
 
   it('pushed samples carry no label a grouping may set: the gateway would overwrite it', async () => {

@@ -41,6 +41,7 @@ describe('docs/gcreport.schema.json', () => {
             ['uid-orphan', 'failed'],
           ]),
           plan: { mode: 'applied', file: 'plan.json', digest: `sha256:${'a'.repeat(64)}`, entries: 2 },
+          unreadablePrunerConfigMaps: [{ namespace: 'ci', name: 'tekton-pruner-namespace-spec', error: '--pruner-config: ConfigMap ci/tekton-pruner-namespace-spec, key ns-config, field historyLimit: expected a whole number' }],
           warnings: ['--min-age 0s is under a minute'],
           errors: ['could not list taskruns.tekton.dev in namespace "ci": HTTP 503\nsecond line from the server'],
         }),
@@ -61,6 +62,8 @@ describe('docs/gcreport.schema.json', () => {
       ['a two-line message', { ...report, items: [{ ...item, message: 'a\nb' }] }],
       ['a bad digest', { ...report, plan: { mode: 'written', file: 'p.json', digest: 'sha256:12', entries: 0 } }],
       ['empty warnings', { ...report, warnings: [] }],
+      ['an unreadable ConfigMap of another name', { ...report, unreadablePrunerConfigMaps: [{ namespace: 'ci', name: 'other', error: 'x' }] }],
+      ['an unreadable ConfigMap without its error', { ...report, unreadablePrunerConfigMaps: [{ namespace: 'ci', name: 'tekton-pruner-namespace-spec' }] }],
     ];
     for (const [what, document] of broken) assert.notDeepEqual(reportSchemaErrors(document), [], what);
   });
