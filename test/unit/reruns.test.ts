@@ -24,7 +24,7 @@ import { deterministicName } from '../../src/core/resolution.js';
 import { toRunRecord } from '../../src/core/runs.js';
 import type { ClusterView, Decision, RunKindName, RunRecord, TargetRecord } from '../../src/core/types.js';
 import { toStatefulSetRecord } from '../../src/core/holders.js';
-import { activeLrun, affinityStatefulSetObject, childLrun, leftover, lrun, ownedClaimObject, ownerReference } from '../fixtures/unit/leftovers.js';
+import { activeLrun, affinityClaimObject, affinityStatefulSetObject, childLrun, leftover, lrun, ownedClaimObject, ownerReference, pod } from '../fixtures/unit/leftovers.js';
 import { DAY, HOUR, NOW, POLICY, at } from '../fixtures/unit/records.js';
 
 const SEED = Number(process.env['TRGC_FC_SEED'] ?? 20261204);
@@ -209,6 +209,32 @@ describe('the other leftovers of a rerun by name', () => {
         ['StatefulSet', 'keep', 'referenced-by-active-run'],
       ],
     );
+  });
+
+  it('coschedule: pipelineruns, a rerun stuck Pending on the claim of its own uid that nothing makes: the collector keeps the reused StatefulSet, the claim it mounts, and makes nothing (docs/spec.md, "A rerun stuck Pending")', () => {
+    // The predecessor's StatefulSet, its claim template named after the old uid (pvc-0123abcd): reused as it is by the rerun.
+    const stsObject = affinityStatefulSetObject('build-1', 'affinity-assistant-0123456789', { metadata: { ownerReferences: [ownerReference('PipelineRun', 'build-1', { uid: 'uid-build-1-old' })] } });
+    const sts = toStatefulSetTarget(stsObject);
+    const oldClaim = toClaimTarget(affinityClaimObject('build-1'));
+    assert.ok(sts !== null && oldClaim !== null);
+    const rerun = activeLrun('build-1', { uid: 'uid-build-1-new' });
+    // Its TaskRun's Pod binds the claim of the rerun's uid's template, which no StatefulSet makes: Pending for good.
+    const stuck = pod('build-1-build-pod', { phase: 'Pending', claims: ['pvc-4567efab-affinity-assistant-0123456789-0'] });
+    const decisions = decide({ targets: [sts, oldClaim], runs: [rerun], namespaces: new Map(), statefulSets: [toStatefulSetRecord(stsObject)], pods: [stuck] }, POLICY, NOW);
+    assert.deepEqual(
+      decisions.map((d) => [d.target.kind, d.target.name, d.action, d.reason]),
+      [
+        ['PersistentVolumeClaim', 'pvc-0123abcd-affinity-assistant-0123456789-0', 'keep', 'referenced-by-active-run'],
+        ['StatefulSet', 'affinity-assistant-0123456789', 'keep', 'referenced-by-active-run'],
+      ],
+    );
+    // Once the rerun has timed out, both go; the claim no longer held once the pass deletes the StatefulSet first.
+    const timedOut = lrun('build-1', { uid: 'uid-build-1-new', state: 'failed', finishedAt: at(-2 * HOUR) });
+    const after = decide({ targets: [sts, oldClaim], runs: [timedOut], namespaces: new Map(), statefulSets: [toStatefulSetRecord(stsObject)], pods: [] }, POLICY, NOW);
+    assert.deepEqual(after.map((d) => [d.target.kind, d.action, d.reason]), [
+      ['PersistentVolumeClaim', 'delete', 'runs-finished'],
+      ['StatefulSet', 'delete', 'runs-finished'],
+    ]);
   });
 
   it('a claim named after its owner’s uid is not the rerun’s: once its owner is gone it goes', () => {
