@@ -27,7 +27,7 @@ import {
 } from './rules.js';
 import { toTargetRecord } from './runs.js';
 import { toRunTargetRecord } from './runtargets.js';
-import { LEFTOVER_REASONS, REASONS, RESOLUTION_REASONS, RUN_REASONS, type Reason, type TargetKindName, type TargetRecord } from './types.js';
+import { LEFTOVER_REASONS, REASONS, RESOLUTION_REASONS, RUN_REASONS, type Reason, type RunKindName, type TargetKindName, type TargetRecord } from './types.js';
 
 export type { TargetKindName } from './types.js';
 
@@ -106,6 +106,23 @@ export interface Collector {
   heldBy: HeldBy;
   /** The holders this collector's rules read: the adapter lists Pods and StatefulSets only for a collector that reads them. */
   reads: { pods: boolean; statefulSets: boolean };
+  /**
+   * Whether a rerun by name of its owner finds its targets by name, and so which runs the delete
+   * phase reads right before each DELETE (core/reruns.ts, docs/spec.md "Reruns by name"); none
+   * when no rerun finds them by name.
+   */
+  rerunFinds?: RerunFinds;
+}
+
+/**
+ * The runs a rerun by name would be, for a target found by name: of an owner's name (`owner`,
+ * of these kinds), of its `tekton.dev/pipelineRun` label's name (`label`, a PipelineRun), and
+ * the PipelineRuns whose child run would have an owner's name (`parents`).
+ */
+export interface RerunFinds {
+  owner: readonly RunKindName[];
+  label: boolean;
+  parents: boolean;
 }
 
 /** The leftovers' table (docs/spec.md, "Leftovers"); rows 5, 7 and 8 apply to some kinds only. */
@@ -161,6 +178,9 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
     runProblems: 'links',
     heldBy: {},
     reads: reads({}),
+    // Named after the workspace and the PipelineRun's name, got by that name and used as it is
+    // (tektoncd/pipeline pkg/reconciler/pipelinerun/affinity_assistant.go:101, :112, :118, :145-176, :292-296).
+    rerunFinds: { owner: ['PipelineRun'], label: true, parents: false },
   },
   'pac-secrets': {
     name: 'pac-secrets',
@@ -181,6 +201,9 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
     runProblems: 'links',
     heldBy: SECRET_HELD_BY,
     reads: reads(SECRET_HELD_BY),
+    // A random name per run, but a rerun by name made from its predecessor's object names it in its
+    // workspaces and its git-auth annotation, and its Pods mount it by that name.
+    rerunFinds: { owner: ['PipelineRun'], label: false, parents: false },
   },
   'workspace-pvcs': {
     name: 'workspace-pvcs',
@@ -220,6 +243,10 @@ export const COLLECTORS: Readonly<Record<CollectorName, Collector>> = {
     runProblems: 'links',
     heldBy: {},
     reads: reads({}),
+    // Named after `<namespace>/<run name>` and got by that name whoever owns it
+    // (pkg/resolution/resource/name.go:57-76, pkg/remoteresolution/resource/crd_resource.go:52-82),
+    // a child's name for a PipelineRun's tasks and the child's StepActions (core/childnames.ts).
+    rerunFinds: { owner: ['PipelineRun', 'TaskRun'], label: false, parents: true },
   },
   pipelineruns: runCollector('pipelineruns', 'PipelineRun', 'finished PipelineRuns, by history per Pipeline and age', 'pipelinerun'),
   taskruns: runCollector('taskruns', 'TaskRun', 'finished standalone TaskRuns (one a PipelineRun owns goes with it), by history per Task and age', 'taskrun'),

@@ -5,6 +5,7 @@
  * never a scan of all runs. The leftovers' maps are built on their first use: a pass over
  * PipelineResources alone builds none of them.
  */
+import { ParentNames } from './childnames.js';
 import type { HeldBy, LinkSource } from './collectors.js';
 import type { HolderFacts } from './facts.js';
 import { claimStem } from './holders.js';
@@ -33,7 +34,11 @@ export interface Links {
   ownerRuns: readonly RunRecord[];
   /** Runs that bind it by name in a workspace and are neither an owner nor an owner's child TaskRun. */
   userClaims: readonly ReferenceView[];
-  /** Runs of an owner's name that are not that owner (`owner-name`): a rerun by name, or a run of the other kind. */
+  /**
+   * Runs that find it by a name Tekton hashed it from and are not its owner (`owner-name`): of an
+   * owner's name (a rerun by name, or a run of the other kind), named as a child of an owner, or
+   * PipelineRuns whose child would have an owner's name.
+   */
   ownerNameRuns: readonly RunRecord[];
 }
 
@@ -114,6 +119,8 @@ export function buildGraph(runs: readonly RunRecord[], holderLists: Holders = {}
   const holdersIn = (): HolderIndex => (holderIndex ??= indexHolders(holderLists));
   let nameIndex: ByNamespaceName<RunRecord> | undefined;
   const byOwnerName = (): ByNamespaceName<RunRecord> => (nameIndex ??= indexRunsByOwnerName(runs, ownerNamed));
+  let familyIndex: FamilyIndex | undefined;
+  const family = (): FamilyIndex => (familyIndex ??= indexRunsByFamilyName(runs, ownerNamed));
 
   return {
     unreadableRuns(namespace) {
@@ -144,6 +151,7 @@ export function buildGraph(runs: readonly RunRecord[], holderLists: Holders = {}
             break;
           case 'owner-name':
             found.addOwnerNames(byOwnerName());
+            found.addOwnerFamily(family(), byUid);
             break;
         }
       }
@@ -236,6 +244,40 @@ class LinkCollector {
     }
   }
 
+  /**
+   * The runs that find it by a name a child of Tekton's hashes it from (docs/spec.md, "Reruns by
+   * name"): a request a PipelineRun owns may be named after one of its child runs (a task's
+   * taskRef is resolved under the child TaskRun's name), so a run named as such a child reads it;
+   * and a request a child run owns is read by the child of that name a rerun of its PipelineRun
+   * makes, so a PipelineRun whose child would have the owner's name reads it. Not linked: a
+   * PipelineRun owner's children, where a run of the owner's name released the request (it is that
+   * run's own pipelineRef's, named after the owner's name alone); the owner's own parent, whose
+   * child it is (it links through that child).
+   */
+  addOwnerFamily(index: FamilyIndex, byUid: RunsByUid): void {
+    const inNamespace = index.get(this.target.namespace);
+    if (inNamespace === undefined) return;
+    const ownNamed = [...this.owners, ...this.ownerNamed].some((run) => run.releasedRequest === this.target.name);
+    for (const owner of this.target.ownerReferences) {
+      if (!isRunKindName(owner.kind)) continue;
+      if (owner.kind === 'PipelineRun' && !ownNamed) this.addFamily(inNamespace.children.get(owner.name), 'ownerChildName');
+      const parentUid = byUid[owner.kind].get(owner.uid)?.parentPipelineRun?.uid;
+      const parents = inNamespace.pipelineRuns.parentsOf(owner.name).flatMap((name) => inNamespace.pipelineRunsByName.get(name) ?? []);
+      this.addFamily(
+        parents.filter((run) => run.uid !== parentUid),
+        'ownerParentName',
+      );
+    }
+  }
+
+  private addFamily(runs: readonly RunRecord[] | undefined, via: LinkVia): void {
+    for (const run of runs ?? []) {
+      if (this.found.has(run) || this.ownerUids.has(run.uid)) continue;
+      this.add([run], via);
+      this.ownerNamed.push(run);
+    }
+  }
+
   /** Runs that bind the claim in a `persistentVolumeClaim` workspace: links, and user claims unless the owner's. */
   addClaims(runs: readonly RunRecord[] | undefined): void {
     this.add(runs, 'workspace');
@@ -306,7 +348,7 @@ function indexLeftoverLinks(runs: readonly RunRecord[]): LeftoverIndex {
  * The names of a target's run owners (`owner-name`): a run of either kind by one of these
  * names in the target's namespace reads it, whatever its uid (a rerun by name).
  */
-export function runOwnerNames(target: Pick<TargetRecord, 'ownerReferences'>): string[] {
+function runOwnerNames(target: Pick<TargetRecord, 'ownerReferences'>): string[] {
   return [...new Set(target.ownerReferences.filter((owner) => isRunKindName(owner.kind)).map((owner) => owner.name))];
 }
 
@@ -322,6 +364,35 @@ function indexRunsByOwnerName(runs: readonly RunRecord[], targets: readonly Targ
   const index: ByNamespaceName<RunRecord> = new Map();
   for (const run of runs) {
     if (run.name !== '' && wanted.get(run.namespace)?.has(run.name) === true) appendIn(index, run.namespace, run.name, run);
+  }
+  return index;
+}
+
+/** Per namespace: the runs named as a child of a PipelineRun owner, by that owner's name; every PipelineRun, by name and as parents. */
+type FamilyIndex = Map<string, { children: Map<string, RunRecord[]>; pipelineRuns: ParentNames; pipelineRunsByName: Map<string, RunRecord[]> }>;
+
+/**
+ * The family names of the `owner-name` targets' namespaces (addOwnerFamily). Built only where
+ * such targets are: every run there is matched against the PipelineRun owners' names.
+ */
+function indexRunsByFamilyName(runs: readonly RunRecord[], targets: readonly TargetRecord[]): FamilyIndex {
+  const owners = new Map<string, ParentNames>();
+  for (const target of targets) {
+    let names = owners.get(target.namespace);
+    if (names === undefined) owners.set(target.namespace, (names = new ParentNames()));
+    for (const owner of target.ownerReferences) if (owner.kind === 'PipelineRun') names.add(owner.name);
+  }
+  const index: FamilyIndex = new Map();
+  for (const run of runs) {
+    const ownerNames = owners.get(run.namespace);
+    if (ownerNames === undefined || run.name === '') continue;
+    let entry = index.get(run.namespace);
+    if (entry === undefined) index.set(run.namespace, (entry = { children: new Map(), pipelineRuns: new ParentNames(), pipelineRunsByName: new Map() }));
+    if (run.kind === 'PipelineRun') {
+      entry.pipelineRuns.add(run.name);
+      append(entry.pipelineRunsByName, run.name, run);
+    }
+    if (ownerNames.size > 0) for (const parent of ownerNames.parentsOf(run.name)) append(entry.children, parent, run);
   }
   return index;
 }

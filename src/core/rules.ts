@@ -77,7 +77,7 @@ export const referencedByActiveRun: Rule = ({ references, releasedBy }) => {
   if (first === undefined) return null;
   return {
     reason: 'referenced-by-active-run',
-    message: flat`${linkPhrase(first)} active ${first.kind} ${first.name} (${first.state})${first.via === 'ownerName' ? `, ${SAME_NAME}` : ''}${andMore(others.length, 'active run')}`,
+    message: flat`${linkPhrase(first)} active ${first.kind} ${first.name} (${first.state})${isByName(first) ? `, ${viaPhrase(first)}` : ''}${andMore(others.length, 'active run')}`,
   };
 };
 
@@ -142,6 +142,11 @@ export const retainFor: Rule = ({ retainFor: setting, ends, nowMs, lastFinishMs,
 /** How a run of an owner's name (via `ownerName`) is said to link the target: a rerun by name reads it. */
 const SAME_NAME = 'same name as its owner';
 
+/** A run that reads the target by a name Tekton hashed it from, not being its owner (a rerun by name, its children, its parent). */
+function isByName(ref: ReferenceView): boolean {
+  return ref.via === 'ownerName' || ref.via === 'ownerChildName' || ref.via === 'ownerParentName';
+}
+
 /**
  * ResolutionRequests 9: an active owner (or a run of an owner's name) stored what it resolved through the request (its
  * pipeline or task spec, in its status) and never reads it again; every other run that links
@@ -151,7 +156,7 @@ export const resolutionStored: Rule = ({ releasedBy }) => {
   const [first, ...others] = releasedBy.filter((ref) => isActive(ref.state));
   if (first === undefined) return null;
   const stored = first.kind === 'PipelineRun' ? 'status.pipelineSpec' : 'status.taskSpec';
-  const who = first.via === 'ownerName' ? `${first.kind} ${first.name} (${first.state}), ${SAME_NAME},` : `its owner ${first.kind} ${first.name} (${first.state})`;
+  const who = isByName(first) ? `${first.kind} ${first.name} (${first.state}), ${viaPhrase(first)},` : `its owner ${first.kind} ${first.name} (${first.state})`;
   return {
     reason: 'resolution-stored',
     message: flat`${who} stored what it resolved in ${stored} and reads it no more${andMore(others.length, 'such run')}`,
@@ -208,6 +213,8 @@ function linkPhrase(ref: ReferenceView): string {
     case 'spec':
       return 'referenced by';
     case 'ownerName':
+    case 'ownerChildName':
+    case 'ownerParentName':
       return 'read by';
   }
 }
@@ -227,6 +234,10 @@ function viaPhrase(ref: ReferenceView): string {
       return 'by its spec';
     case 'ownerName':
       return SAME_NAME;
+    case 'ownerChildName':
+      return 'named as a child run of its owner';
+    case 'ownerParentName':
+      return "whose child run would have its owner's name";
   }
 }
 

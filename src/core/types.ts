@@ -279,10 +279,12 @@ export type LinkState = RunState | 'gone';
 /**
  * How a run names a target: its spec (a PipelineResource binding), the target's ownerReference,
  * the target's `tekton.dev/pipelineRun` label, the run's Pipelines-as-Code annotation, a
- * workspace of the run, or (`ownerName`) the run's name, the same as the target's owner's: a
- * rerun by name finds what Tekton named after that name (a ResolutionRequest).
+ * workspace of the run, or the run's name, which Tekton hashed a ResolutionRequest's name from:
+ * (`ownerName`) the same as the target's owner's, (`ownerChildName`) one Tekton gives a child of
+ * its owner PipelineRun, (`ownerParentName`) a PipelineRun's whose child Tekton would give its
+ * owner's name. A rerun by name finds what Tekton named after that name.
  */
-export type LinkVia = 'spec' | 'ownerReference' | 'label' | 'annotation' | 'workspace' | 'ownerName';
+export type LinkVia = 'spec' | 'ownerReference' | 'label' | 'annotation' | 'workspace' | 'ownerName' | 'ownerChildName' | 'ownerParentName';
 
 /** A referencing (linked) run as a decision shows it. */
 export interface ReferenceView {

@@ -428,12 +428,13 @@ export class KubeCluster {
   }
 
   /**
-   * The runs, of either kind served, named `name` in `namespace`: their metadata only, one GET
-   * per kind. What a delete reads last of a target a rerun by name would read (`owner-name`).
+   * The runs, of the kinds given that are served (both unless told), named `name` in `namespace`:
+   * their metadata only, one GET per kind. What a delete reads last of a target a rerun by name
+   * would find (core/reruns.ts).
    */
-  async runsNamed(apis: ServedApis, namespace: string, name: string): Promise<ObjectIdentity[]> {
+  async runsNamed(apis: ServedApis, namespace: string, name: string, kinds: readonly RunKindName[] = RUN_KIND_NAMES): Promise<ObjectIdentity[]> {
     const found: ObjectIdentity[] = [];
-    for (const kind of RUN_KIND_NAMES) {
+    for (const kind of kinds) {
       const served = apis.runs[kind];
       if (served === undefined) continue;
       const object = await getObject(this.http, served.resource, namespace, name, METADATA_OBJECT_ONLY);

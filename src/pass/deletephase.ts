@@ -6,7 +6,9 @@
 import { Breaker, describeTrip, type BreakerTrip } from './breaker.js';
 import { COLLECTOR_NAMES, collectorOf } from '../core/collectors.js';
 import { amendDecision, type ClusterView, type Decision, type Holder, type LeftoverTarget, type PodRecord, type Policy, type RunRecord, type StatefulSetRecord, type TargetRecord } from '../core/types.js';
-import { runOwnerNames } from '../core/graph.js';
+import { ParentNames } from '../core/childnames.js';
+import type { RerunFinds } from '../core/collectors.js';
+import { rerunReads } from '../core/reruns.js';
 import type { RunTargetReading } from '../core/runtargets.js';
 import { decideBounded, logReadProblems } from './decisions.js';
 import type { Remaining } from '../kube/api.js';
@@ -25,8 +27,9 @@ import { isAborted } from '../process/signals.js';
  * on a view of the runs and namespaces whose first read began longer ago than this. What
  * remains is this interval plus the delete's own time in flight: a run created in it that
  * names the candidate fails to resolve it, as it would after any deletion by hand; but for a
- * target a rerun by name reads (a ResolutionRequest), whose owners' names are read once more
- * right before its DELETE (Deleter.stillWanted). Kubernetes offers no precondition on other objects.
+ * target a rerun by name finds by name (a ResolutionRequest, an affinity assistant's StatefulSet,
+ * a git-auth Secret: Collector.rerunFinds), whose reruns' names are read once more right before
+ * its DELETE (Deleter.stillWanted). Kubernetes offers no precondition on other objects.
  */
 export const RECHECK_INTERVAL_MS = 5_000;
 
@@ -398,24 +401,25 @@ class Deleter {
   }
 
   /**
-   * Whether a fresh decision still deletes the candidate. A target a rerun by name reads
-   * (`owner-name`: a ResolutionRequest) is checked once more right before its DELETE: a run of
-   * its owner's name that the view does not hold was created since the view was read, up to
-   * RECHECK_INTERVAL_MS ago, and may be reading it now. Then the view is read again and the
+   * Whether a fresh decision still deletes the candidate. A target a rerun by name finds by name
+   * (its collector's `rerunFinds`) is checked once more right before its DELETE: a run of a name
+   * that rerun would have, which the view does not hold, was created since the view was read, up
+   * to RECHECK_INTERVAL_MS ago, and may be finding it now. Then the view is read again and the
    * candidate decided on that. `failed`: those runs could not be read, and it was not deleted.
    */
   private async stillWanted(decision: Decision): Promise<boolean | 'failed'> {
     if (!(await this.fresh.stillCollectable(decision))) return false;
-    if (!collectorOf(decision.target.kind).links.includes('owner-name')) return true;
+    const finds = collectorOf(decision.target.kind).rerunFinds;
+    if (finds === undefined) return true;
     let unseen: boolean;
     try {
-      unseen = await this.fresh.hasUnseenRunOfOwnerName(decision.target);
+      unseen = await this.fresh.hasUnseenRerun(decision.target, finds);
     } catch (error) {
-      this.fail(decision, error, `not deleted: reading the runs of its owner's name before deleting failed: ${errorMessage(error)}`);
+      this.fail(decision, error, `not deleted: reading the runs a rerun by name would be before deleting failed: ${errorMessage(error)}`);
       return 'failed';
     }
     if (!unseen) return true;
-    this.deps.log.info({ namespace: decision.target.namespace, name: decision.target.name }, "a run of its owner's name was created since the view was read; deciding again");
+    this.deps.log.info({ namespace: decision.target.namespace, name: decision.target.name }, 'a run a rerun by name would be was created since the view was read; deciding again');
     this.fresh.expire();
     return await this.fresh.stillCollectable(decision);
   }
@@ -625,6 +629,8 @@ class Freshness {
   private lastRefreshMs: number;
   /** Bumped by expire(): a view read before the latest bump is stale, however young. */
   private generation = 0;
+  /** The view's PipelineRuns by namespace, as parents (pipelineRunsOf); emptied when the view is read again. */
+  private parents = new Map<string, ParentNames>();
   private datedGeneration = 0;
 
   constructor(
@@ -652,16 +658,27 @@ class Freshness {
   }
 
   /**
-   * Whether a run named as one of the target's run owners exists that the current view does
-   * not hold (by uid): a rerun by name created after the view was read.
+   * Whether a run a rerun by name would be (core/reruns.ts) exists that the current view does
+   * not hold (by uid): a rerun created after the view was read. One metadata-only GET per name
+   * and kind.
    */
-  async hasUnseenRunOfOwnerName(target: TargetRecord): Promise<boolean> {
+  async hasUnseenRerun(target: TargetRecord, finds: RerunFinds): Promise<boolean> {
     const known = new Set(this.dated.view.runs.map((run) => run.uid));
-    for (const name of runOwnerNames(target)) {
-      const runs = await this.deps.cluster.runsNamed(this.apis, target.namespace, name);
+    for (const { kind, name } of rerunReads(target, finds, () => this.pipelineRunsOf(target.namespace))) {
+      const runs = await this.deps.cluster.runsNamed(this.apis, target.namespace, name, [kind]);
       if (runs.some((run) => !known.has(run.uid))) return true;
     }
     return false;
+  }
+
+  /** The names of the current view's PipelineRuns in a namespace, as parents: built once per view and namespace. */
+  private pipelineRunsOf(namespace: string): ParentNames {
+    let names = this.parents.get(namespace);
+    if (names === undefined) {
+      names = new ParentNames(this.dated.view.runs.filter((run) => run.kind === 'PipelineRun' && run.namespace === namespace).map((run) => run.name));
+      this.parents.set(namespace, names);
+    }
+    return names;
   }
 
   /** Whether a refresh failed, read now: `error` tested before an await stays narrowed after it for TypeScript. */
@@ -710,6 +727,7 @@ class Freshness {
         settled: new Set(this.settled.keys()),
       });
       this.dated = dated;
+      this.parents = new Map();
       this.datedGeneration = generation;
       this.lastRefreshMs = dated.readMs;
       this.decisions = redecide(this.phase.policy, dated.view, this.decisions, this.deps.now(), this.phase.only);

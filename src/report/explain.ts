@@ -81,6 +81,8 @@ const VIA_PHRASES: { readonly [V in LinkVia]: string } = {
   annotation: ' (names it in its pipelinesascode.tekton.dev/git-auth-secret annotation)',
   workspace: ' (binds it as a workspace)',
   ownerName: ' (same name as its owner: Tekton finds the request by that name)',
+  ownerChildName: ' (named as a child run of its owner: Tekton finds the request by that name)',
+  ownerParentName: " (a PipelineRun whose child run would have its owner's name: that child finds the request by it)",
 };
 
 /** e.g. `PipelineRun/build-1 succeeded, finished …`; a gone owner `PipelineRun/build-2 gone (owned it; no listed run is it)`. */

@@ -51,6 +51,13 @@ const BUNDLE_PARAMS: Param[] = [
 
 /** What a run stored of what it resolved, as Tekton writes it into the run's status. */
 const STORED_PIPELINE = { tasks: [{ name: 'build', taskRef: { resolver: 'bundles', params: BUNDLE_PARAMS } }] };
+
+/** A bundles resolver's params for a StepAction of the Task. */
+const STEP_PARAMS: Param[] = [
+  { name: 'bundle', value: 'registry.example/catalog:1.2' },
+  { name: 'name', value: 'push' },
+  { name: 'kind', value: 'stepaction' },
+];
 const STORED_TASK = { steps: [{ name: 'build', image: 'busybox', script: 'echo build' }] };
 
 /** A v1 PipelineRun whose pipelineRef resolves remotely, with the run's own params when given. */
@@ -387,15 +394,21 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
      * names (a rerun copies the annotation). Each owned by the old run, which is deleted: no
      * garbage collector runs here, so they stay as a cluster's GC lag would leave them.
      */
-    async function predecessorOf(namespace: string): Promise<{ rerunObject: KubeObject; own: string; task: string; claims: LeftoverSeeder }> {
+    async function predecessorOf(namespace: string): Promise<{ rerunObject: KubeObject; own: string; task: string; step: string; claims: LeftoverSeeder }> {
       const claims = new LeftoverSeeder(server.controlPlane.kubeConfig());
       const base = remotePipelineRun(namespace, 'build-1', 'git', gitParams('main', 'pipeline.yaml'));
       const rerunObject: KubeObject = { ...base, metadata: { ...base.metadata, annotations: { 'pipelinesascode.tekton.dev/git-auth-secret': 'pac-gitauth-build1' } } };
       const old = await run(rerunObject, { state: 'succeeded', finishedAt: hoursAgo(1) }, STORED_PIPELINE);
       const own = deterministicName('git', `${namespace}/build-1`, gitParams('main', 'pipeline.yaml'));
-      const task = deterministicName('bundles', `${namespace}/build-1`, BUNDLE_PARAMS);
+      // The pipeline task `build`'s taskRef, resolved by the PipelineRun under its child TaskRun's
+      // name (pipelinerun.go:415-436), and owned by the PipelineRun.
+      const task = deterministicName('bundles', `${namespace}/build-1-build`, BUNDLE_PARAMS);
       await resolutionRequest(namespace, own, 'git', gitParams('main', 'pipeline.yaml'), old);
       await resolutionRequest(namespace, task, 'bundles', BUNDLE_PARAMS, old);
+      // The StepAction of that child TaskRun, `build-1-build`, gone with its parent: named after the child's name
+      // (taskref.go:150-155) and owned by it; the rerun's child of that name reads it.
+      const step = deterministicName('bundles', `${namespace}/build-1-build`, STEP_PARAMS);
+      await resolutionRequest(namespace, step, 'bundles', STEP_PARAMS, { kind: 'TaskRun', name: 'build-1-build', uid: '5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d' });
       await claims.affinityStatefulSet(namespace, 'affinity-assistant-5e1f00d0aa', old);
       await claims.affinityClaim(namespace, 'affinity-assistant-5e1f00d0aa', 'build-1');
       await claims.ownedClaim(namespace, 'pvc-0ld0ld0ld0', old);
@@ -403,7 +416,7 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
       // A request of another run that is gone, and nothing of its name: it goes, so the pass is seen deleting.
       await resolutionRequest(namespace, 'git-of-a-gone-run', 'git', gitParams('main', 'other.yaml'), { kind: 'PipelineRun', name: 'build-0', uid: '0b1c2d3e-4f50-4617-8283-94a5b6c7d8e0' });
       await custom.deleteNamespacedCustomObject({ group: 'tekton.dev', version: 'v1', namespace, plural: 'pipelineruns', name: 'build-1' });
-      return { rerunObject, own, task, claims };
+      return { rerunObject, own, task, step, claims };
     }
 
     const EVERY_LEFTOVER = ['--collect', 'workspace-pvcs,affinity-assistants,pac-secrets,resolution-requests'];
@@ -417,7 +430,7 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
     test('7: a rerun by name reads its predecessor’s requests: kept while it may read them, released once it stored its pipeline, gone when it finished', async () => {
       const namespace = 'rr-rerun';
       await server.seed.namespace(namespace);
-      const { rerunObject, own, task, claims } = await predecessorOf(namespace);
+      const { rerunObject, own, task, step, claims } = await predecessorOf(namespace);
       await run(rerunObject, { state: 'running' });
 
       const first = await pass(namespace, EVERY_LEFTOVER);
@@ -426,6 +439,8 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
       assert.deepEqual(results(firstReport), {
         [`ResolutionRequest ${own}`]: 'referenced-by-active-run kept',
         [`ResolutionRequest ${task}`]: 'referenced-by-active-run kept',
+        // The rerun has not made its child `build-1-build` yet; when it does, that child reads it.
+        [`ResolutionRequest ${step}`]: 'referenced-by-active-run kept',
         'ResolutionRequest git-of-a-gone-run': 'owner-gone deleted',
         'StatefulSet affinity-assistant-5e1f00d0aa': 'referenced-by-active-run kept',
         'PersistentVolumeClaim pvc-0123abcd-affinity-assistant-5e1f00d0aa-0': 'referenced-by-active-run kept',
@@ -435,11 +450,12 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
       });
       assert.equal(messages(firstReport)[own], 'read by active PipelineRun build-1 (running), same name as its owner');
       assert.equal(messages(firstReport)[task], 'read by active PipelineRun build-1 (running), same name as its owner');
+      assert.equal(messages(firstReport)[step], "read by active PipelineRun build-1 (running), whose child run would have its owner's name");
       assert.deepEqual(firstReport.items.find((item) => item.name === own)?.references, [
         { kind: 'PipelineRun', name: 'build-1', state: 'running', via: 'ownerName' },
         { kind: 'PipelineRun', name: 'build-1', state: 'gone', via: 'ownerReference' },
       ]);
-      assert.deepEqual(await remaining(namespace), [own, task].sort());
+      assert.deepEqual(await remaining(namespace), [own, task, step].sort());
 
       // explain says the same, naming the run.
       const explained = await runCli(['explain', `resolutionrequest/${namespace}/${own}`, '--min-age', '0s', '--kubeconfig', server.controlPlane.kubeconfigPath]);
@@ -455,7 +471,8 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
       assert.equal(results(secondReport)[`ResolutionRequest ${own}`], 'resolution-stored deleted');
       assert.equal(messages(secondReport)[own], 'PipelineRun build-1 (running), same name as its owner, stored what it resolved in status.pipelineSpec and reads it no more');
       assert.equal(results(secondReport)[`ResolutionRequest ${task}`], 'referenced-by-active-run kept');
-      assert.deepEqual(await remaining(namespace), [task]);
+      assert.equal(results(secondReport)[`ResolutionRequest ${step}`], 'referenced-by-active-run kept');
+      assert.deepEqual(await remaining(namespace), [task, step].sort());
 
       // Finished: nothing of its name is read any more.
       const finishedAt = hoursAgo(0.5);
@@ -465,6 +482,7 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
       const thirdReport = reportOf(third);
       assert.equal(results(thirdReport)[`ResolutionRequest ${task}`], 'runs-finished deleted');
       assert.equal(messages(thirdReport)[task], `its only linked run, PipelineRun build-1 (same name as its owner), finished at ${finishedAt}`);
+      assert.equal(results(thirdReport)[`ResolutionRequest ${step}`], 'runs-finished deleted');
       assert.equal(results(thirdReport)['StatefulSet affinity-assistant-5e1f00d0aa'], 'runs-finished deleted');
       assert.equal(results(thirdReport)['Secret pac-gitauth-build1'], 'runs-finished deleted');
       assert.deepEqual(await remaining(namespace), []);
@@ -474,7 +492,7 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
     test('8: a pass beside the rerun: deleted and created again with its name after the listing, the re-check keeps its predecessor’s requests', async () => {
       const namespace = 'rr-rerun-race';
       await server.seed.namespace(namespace);
-      const { rerunObject, own, task } = await predecessorOf(namespace);
+      const { rerunObject, own, task, step } = await predecessorOf(namespace);
       // What the listing sees: a first rerun of that name, finished. Once the listing is done it is deleted and run again.
       const old = await run(rerunObject, { state: 'succeeded', finishedAt: hoursAgo(1) }, STORED_PIPELINE);
       const { outcome } = await passInProcess(server.controlPlane.kubeConfig(), [...EVERY_LEFTOVER, '--namespace', namespace, '--min-age', '0s'], {
@@ -489,8 +507,9 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
       assert.equal(decided[`ResolutionRequest ${task}`], 'referenced-by-active-run kept');
       assert.equal(decided['StatefulSet affinity-assistant-5e1f00d0aa'], 'referenced-by-active-run kept');
       assert.equal(decided['Secret pac-gitauth-build1'], 'referenced-by-active-run kept');
+      assert.equal(decided[`ResolutionRequest ${step}`], 'referenced-by-active-run kept');
       assert.equal(decided['ResolutionRequest git-of-a-gone-run'], 'owner-gone deleted');
-      assert.deepEqual(await remaining(namespace), [own, task].sort());
+      assert.deepEqual(await remaining(namespace), [own, task, step].sort());
     });
 
     test('9: a rerun by name created during the delete phase, after the view its request was decided on: the read of its owner’s name right before the DELETE keeps it', async () => {
@@ -524,6 +543,111 @@ describe('ResolutionRequests on a bare kube-apiserver', () => {
       const owner = byName.get(deleted)?.owner.name ?? '';
       assert.equal(messages(outcome.report)[rerun], `read by active PipelineRun ${owner} (running), same name as its owner (seen when re-checking before deleting)`);
       assert.deepEqual(await remaining(namespace), [rerun]);
+    });
+
+    test('10: a request a gone PipelineRun owns, named after its task’s TaskRun, is read by an active TaskRun of that name (an orphaned child): kept', async () => {
+      const namespace = 'rr-child-name';
+      await server.seed.namespace(namespace);
+      const gone: RunOwner = { kind: 'PipelineRun', name: 'deploy-1', uid: '6c7d8e9f-0a1b-4c2d-9e3f-4a5b6c7d8e9f' };
+      // The pipeline task `apply`'s taskRef, resolved by deploy-1 under its child's name (pipelinerun.go:415-436).
+      const task = deterministicName('bundles', `${namespace}/deploy-1-apply`, BUNDLE_PARAMS);
+      await resolutionRequest(namespace, task, 'bundles', BUNDLE_PARAMS, gone);
+      // Its child, orphaned (deleted with --cascade=orphan), still running: it resolves its taskRef under its own name, the same request.
+      await run({ apiVersion: 'tekton.dev/v1', kind: 'TaskRun', metadata: { name: 'deploy-1-apply', namespace, labels: { 'tekton.dev/pipelineRun': 'deploy-1' } }, spec: { taskRef: { resolver: 'bundles', params: BUNDLE_PARAMS } } }, { state: 'running' });
+      const result = await pass(namespace);
+      assert.equal(result.code, 0, result.stderr);
+      assert.deepEqual(results(reportOf(result)), { [`ResolutionRequest ${task}`]: 'referenced-by-active-run kept' });
+      assert.equal(messages(reportOf(result))[task], 'read by active TaskRun deploy-1-apply (running), named as a child run of its owner');
+      assert.deepEqual(await remaining(namespace), [task]);
+    });
+
+    /**
+     * Two finished PipelineRuns, `build-a` and `build-b`, each with something a rerun by name finds
+     * by name (`seed`); one DELETE at a time, and at the first, the other PipelineRun is deleted and
+     * created again, running: after the view the other target is decided on, well within the 5 s
+     * that view may serve. Only the last read right before its DELETE can see the rerun. Returns the
+     * rerun's name, the report and the names of the two targets by PipelineRun.
+     */
+    async function rerunDuringPhase(
+      namespace: string,
+      collect: string,
+      seed: (owner: RunOwner) => Promise<string>,
+      annotations: (name: string) => Record<string, string> = () => ({}),
+    ): Promise<{ rerun: string; report: ReportDocument; targets: Map<string, string> }> {
+      await server.seed.namespace(namespace);
+      const objects = new Map<string, KubeObject>();
+      const targets = new Map<string, string>();
+      for (const name of ['build-a', 'build-b']) {
+        const base = remotePipelineRun(namespace, name, 'git', gitParams('main', 'pipeline.yaml'));
+        const object: KubeObject = { ...base, metadata: { ...base.metadata, annotations: annotations(name) } };
+        objects.set(name, object);
+        targets.set(name, await seed(await run(object, { state: 'succeeded', finishedAt: hoursAgo(1) }, STORED_PIPELINE)));
+      }
+      const ownerOf = new Map([...targets].map(([owner, target]) => [target, owner]));
+      let rerun: string | undefined;
+      const { outcome } = await passInProcess(server.controlPlane.kubeConfig(), ['--collect', collect, '--namespace', namespace, '--min-age', '0s', '--concurrency', '1'], {
+        beforeDelete: async (target, sent) => {
+          if (sent > 0) return;
+          const first = ownerOf.get(target.name);
+          assert.ok(first !== undefined, target.name);
+          rerun = first === 'build-a' ? 'build-b' : 'build-a';
+          await custom.deleteNamespacedCustomObject({ group: 'tekton.dev', version: 'v1', namespace, plural: 'pipelineruns', name: rerun });
+          await run(objects.get(rerun) ?? assert.fail(rerun), { state: 'running' });
+        },
+      });
+      assert.equal(outcome.exitCode, 0);
+      assert.ok(rerun !== undefined);
+      return { rerun, report: outcome.report, targets };
+    }
+
+    test('11: the request of a child TaskRun, gone, whose PipelineRun is run again by name during the delete phase: the read of that PipelineRun right before the DELETE keeps it', async () => {
+      const namespace = 'rr-child-in-phase';
+      const { rerun, report, targets } = await rerunDuringPhase(namespace, 'resolution-requests', async (owner) => {
+        const child: RunOwner = { kind: 'TaskRun', name: `${owner.name}-build`, uid: `${owner.uid.slice(0, -4)}beef` };
+        const name = deterministicName('bundles', `${namespace}/${child.name}`, STEP_PARAMS);
+        await resolutionRequest(namespace, name, 'bundles', STEP_PARAMS, child);
+        return name;
+      });
+      const kept = targets.get(rerun) ?? '';
+      const deleted = [...targets.values()].find((name) => name !== kept) ?? '';
+      assert.deepEqual(results(report), { [`ResolutionRequest ${deleted}`]: 'runs-finished deleted', [`ResolutionRequest ${kept}`]: 'referenced-by-active-run kept' });
+      assert.equal(messages(report)[kept], `read by active PipelineRun ${rerun} (running), whose child run would have its owner's name (seen when re-checking before deleting)`);
+      assert.deepEqual(await remaining(namespace), [kept]);
+    });
+
+    test('12: an affinity assistant’s StatefulSet whose PipelineRun is run again by name during the delete phase: read right before its DELETE, kept (Tekton would reuse it, and its TaskRuns’ Pods need its Pod)', async () => {
+      const namespace = 'rr-sts-in-phase';
+      const claims = new LeftoverSeeder(server.controlPlane.kubeConfig());
+      const { rerun, report, targets } = await rerunDuringPhase(namespace, 'affinity-assistants', async (owner) => {
+        const name = `affinity-assistant-${owner.name === 'build-a' ? 'aaaaaaaaaa' : 'bbbbbbbbbb'}`;
+        await claims.affinityStatefulSet(namespace, name, owner);
+        return name;
+      });
+      const kept = targets.get(rerun) ?? '';
+      const deleted = [...targets.values()].find((name) => name !== kept) ?? '';
+      assert.deepEqual(results(report), { [`StatefulSet ${deleted}`]: 'runs-finished deleted', [`StatefulSet ${kept}`]: 'referenced-by-active-run kept' });
+      assert.equal(messages(report)[kept], `made for active PipelineRun ${rerun} (running) (seen when re-checking before deleting)`);
+      assert.deepEqual((await claims.remaining(namespace)).statefulSets, [kept]);
+    });
+
+    test('13: a git-auth Secret whose PipelineRun is run again by name during the delete phase, naming it as its predecessor did: read right before its DELETE, kept', async () => {
+      const namespace = 'rr-secret-in-phase';
+      const claims = new LeftoverSeeder(server.controlPlane.kubeConfig());
+      const secretOf = (name: string): string => `pac-gitauth-${name.slice(-1)}x`;
+      const { rerun, report, targets } = await rerunDuringPhase(
+        namespace,
+        'pac-secrets',
+        async (owner) => {
+          await claims.pacSecret(namespace, secretOf(owner.name), owner);
+          return secretOf(owner.name);
+        },
+        (name) => ({ 'pipelinesascode.tekton.dev/git-auth-secret': secretOf(name) }),
+      );
+      const kept = targets.get(rerun) ?? '';
+      const deleted = [...targets.values()].find((name) => name !== kept) ?? '';
+      assert.deepEqual(results(report), { [`Secret ${deleted}`]: 'runs-finished deleted', [`Secret ${kept}`]: 'referenced-by-active-run kept' });
+      assert.equal(messages(report)[kept], `named as the git-auth Secret of active PipelineRun ${rerun} (running) (seen when re-checking before deleting)`);
+      assert.deepEqual((await claims.remaining(namespace)).secrets, [kept]);
     });
 
     describe('requests, as metadata only', () => {

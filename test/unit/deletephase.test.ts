@@ -668,10 +668,10 @@ class RecordingCluster {
       this.requests.push('list runs');
       return Promise.resolve({ changed: [...this.created], goneUids: new Set<string>(), changedTargets: [] });
     },
-    runsNamed: (_apis, namespace, name) => {
-      this.requests.push(`get runs named ${name}`);
+    runsNamed: (_apis, namespace, name, kinds = ['PipelineRun', 'TaskRun']) => {
+      this.requests.push(`get ${kinds.join(',')} named ${name}`);
       if (this.runsNamedFails !== undefined) return Promise.reject(this.runsNamedFails);
-      const known = [PR, ...this.created].filter((run) => run.namespace === namespace && run.name === name);
+      const known = [PR, ...this.created].filter((run) => run.namespace === namespace && run.name === name && kinds.includes(run.kind));
       return Promise.resolve(known.map((run) => ({ namespace: run.namespace, name: run.name, uid: run.uid, resourceVersion: run.resourceVersion })));
     },
     readNamespaces: () => Promise.resolve(new Map()),
@@ -750,14 +750,14 @@ describe('delete phase: collector by collector, holders re-read, claims left Ter
     assert.equal(byName('cluster-0a1b').result, undefined);
     assert.equal(byName('cluster-0a1b').decision?.action, 'keep');
     assert.equal(byName('cluster-0a1b').decision?.message, `read by active PipelineRun ${PR.name} (running), same name as its owner (seen when re-checking before deleting)`);
-    assert.deepEqual(cluster.requests, [`get runs named ${PR.name}`, 'list runs']);
+    assert.deepEqual(cluster.requests, [`get PipelineRun named ${PR.name}`, 'list runs']);
   });
 
   it('deletes a ResolutionRequest when the only run of its owner’s name is the one the view holds, after reading it by name', async () => {
     const cluster = new RecordingCluster([], []);
     const { byName } = await pass([request('cluster-0a1b')], cluster);
     assert.equal(byName('cluster-0a1b').result, 'deleted');
-    assert.deepEqual(cluster.requests, [`get runs named ${PR.name}`, 'delete ResolutionRequest cluster-0a1b']);
+    assert.deepEqual(cluster.requests, [`get PipelineRun named ${PR.name}`, `get TaskRun named ${PR.name}`, 'delete ResolutionRequest cluster-0a1b']);
   });
 
   it('does not delete a ResolutionRequest when its runs by name cannot be read, and says why', async () => {
@@ -765,8 +765,61 @@ describe('delete phase: collector by collector, holders re-read, claims left Ter
     cluster.runsNamedFails = new KubeError(403, { verb: 'get', resource: 'pipelineruns.tekton.dev', namespace: 'ci' }, 'forbidden');
     const { byName } = await pass([request('cluster-0a1b')], cluster);
     assert.equal(byName('cluster-0a1b').result, 'failed');
-    assert.match(byName('cluster-0a1b').decision?.message ?? '', /; not deleted: reading the runs of its owner's name before deleting failed: .*forbidden/);
+    assert.match(byName('cluster-0a1b').decision?.message ?? '', /; not deleted: reading the runs a rerun by name would be before deleting failed: .*forbidden/);
     assert.ok(!cluster.requests.some((entry) => entry.startsWith('delete')), cluster.requests.join('; '));
+  });
+
+  // Each kind a rerun by name finds by name gets the same last read (docs/spec.md, "Reruns by name"); a claim named after its owner's uid none.
+  const rerun = (): RunRecord => activeLrun(PR.name, { uid: 'uid-pr-1-rerun', resourceVersion: '77' });
+  const lastReads: readonly { row: string; target: () => TargetRecord; reads: string[]; kept: string; rerun?: RunRecord }[] = [
+    {
+      row: "an affinity assistant's StatefulSet: Tekton gets it by a name made of the PipelineRun's name and uses it as it is",
+      target: () => sts,
+      reads: [`get PipelineRun named ${PR.name}`],
+      kept: `made for active PipelineRun ${PR.name} (running) (seen when re-checking before deleting)`,
+    },
+    {
+      row: 'a git-auth Secret: a rerun made from its predecessor names it in its workspaces and annotation',
+      target: () => pacSecret('pac-gitauth-abcdef', PR),
+      reads: [`get PipelineRun named ${PR.name}`],
+      rerun: activeLrun(PR.name, { uid: 'uid-pr-1-rerun', resourceVersion: '77', gitAuthSecret: 'pac-gitauth-abcdef' }),
+      kept: `named as the git-auth Secret of active PipelineRun ${PR.name} (running) (seen when re-checking before deleting)`,
+    },
+    {
+      row: "a request of the predecessor's child TaskRun: the PipelineRun the view holds whose child has that name, and the owner's name of either kind",
+      target: () => leftover('ResolutionRequest', 'cluster-0c1d', { ownerReferences: [{ kind: 'TaskRun', name: `${PR.name}-fetch`, uid: 'uid-fetch-old', controller: true }] }),
+      reads: [`get PipelineRun named ${PR.name}-fetch`, `get TaskRun named ${PR.name}-fetch`, `get PipelineRun named ${PR.name}`],
+      kept: `read by active PipelineRun ${PR.name} (running), whose child run would have its owner's name (seen when re-checking before deleting)`,
+    },
+  ];
+  for (const { row, target, reads, kept, rerun: made } of lastReads) {
+    it(`reads the runs a rerun by name would be right before the DELETE: ${row}`, async () => {
+      const quiet = new RecordingCluster([], []);
+      const deleted = await pass([target()], quiet);
+      assert.equal(deleted.byName(target().name).result, 'deleted');
+      assert.deepEqual(quiet.requests, [...reads, `delete ${target().kind} ${target().name}`]);
+
+      const racing = new RecordingCluster([], []);
+      racing.created = [made ?? rerun()];
+      const { byName } = await pass([target()], racing);
+      assert.ok(!racing.requests.some((entry) => entry.startsWith('delete')), racing.requests.join('; '));
+      assert.equal(byName(target().name).decision?.message, kept);
+    });
+  }
+
+  it('deletes a git-auth Secret when the run made since the view, of its owner’s name, does not name it: the view is read again and decides', async () => {
+    const cluster = new RecordingCluster([], []);
+    cluster.created = [rerun()];
+    const { byName } = await pass([pacSecret('pac-gitauth-abcdef', PR)], cluster);
+    assert.equal(byName('pac-gitauth-abcdef').result, 'deleted');
+    assert.deepEqual(cluster.requests.slice(0, 2), [`get PipelineRun named ${PR.name}`, 'list runs']);
+  });
+
+  it('reads nothing by name before deleting a claim named after its owner’s uid: no rerun makes it again', async () => {
+    const cluster = new RecordingCluster([], []);
+    const { byName } = await pass([claim('pvc-0123abcd', PR)], cluster);
+    assert.equal(byName('pvc-0123abcd').result, 'deleted');
+    assert.ok(!cluster.requests.some((entry) => entry.startsWith('get')), cluster.requests.join('; '));
   });
 
   it('deletes collector by collector (StatefulSets, Secrets, claims) and re-reads Pods and StatefulSets before the claims', async () => {
