@@ -221,10 +221,10 @@ describe('--pruner-config on a real API server', () => {
 
   test("one that does not parse where its level is namespace: that namespace's runs kept, naming it, another's collected, exit 3, in the report and explain (issue 42, 9)", async () => {
     const runs = new V1Runs(server.controlPlane.kubeConfig());
-    for (const namespace of [TENANT_BAD, TENANT_OK]) {
-      await runs.create(namespace, 'build-1', { state: 'succeeded', finishedAt: hoursAgo(3) });
-      await runs.create(namespace, 'build-2', { state: 'succeeded', finishedAt: hoursAgo(2) });
-    }
+    // build-1 created a second before build-2, so that it is the older by creation (pruner's order) as by completion.
+    for (const namespace of [TENANT_BAD, TENANT_OK]) await runs.create(namespace, 'build-1', { state: 'succeeded', finishedAt: hoursAgo(3) });
+    await nextSecond();
+    for (const namespace of [TENANT_BAD, TENANT_OK]) await runs.create(namespace, 'build-2', { state: 'succeeded', finishedAt: hoursAgo(2) });
     const args = ['--namespace', `${TENANT_BAD},${TENANT_OK}`, '--collect', 'pipelineruns', '--pruner-config', TENANTS];
     // A dry run says the same, with exit 3: that namespace's policy was not applied.
     const dry = await pass(['--dry-run', ...args]);
