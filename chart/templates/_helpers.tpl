@@ -442,6 +442,20 @@ changes nothing else but the Events it creates when `events` is on.
   resources: {{ toJson $runs }}
   verbs: ["delete"]
 {{- end }}
+{{- if $runs }}
+# {{ join ", " $runs }}: a run stays while an object it owns carries the retain label, so
+# those kinds are listed by that label, as metadata only (list alone; `list` on Secrets
+# grants their data too: prefer named namespaces).
+- apiGroups: [""]
+  resources: ["persistentvolumeclaims", "pods", "secrets"]
+  verbs: ["list"]
+- apiGroups: ["apps"]
+  resources: ["statefulsets"]
+  verbs: ["list"]
+- apiGroups: ["resolution.tekton.dev"]
+  resources: ["resolutionrequests"]
+  verbs: ["list"]
+{{- end }}
 {{- if has "workspace-pvcs" $collect }}
 # workspace-pvcs: the claims Tekton made for runs.
 - apiGroups: [""]

@@ -10,6 +10,7 @@ import { runSelection } from '../core/labelselector.js';
 import { readPrunerConfig, withPrunerPolicy, type PrunerConfig, type PrunerConfigMaps } from '../core/prunerconfig.js';
 import type { TargetRecord } from '../core/types.js';
 import type { KubeCluster, Scope, ServedApis } from '../kube/cluster.js';
+import { readRunDependents } from '../pass/dependents.js';
 import { runTargetReading, type SweepDeps } from '../pass/sweep.js';
 
 /** `not-served`: the kind cannot be explained on this cluster, and `why` says so in one line. */
@@ -50,7 +51,7 @@ export async function explainTarget(
   return { kind: 'done', explanation };
 }
 
-type ExplainDeps = Pick<SweepDeps, 'now'> & { cluster: Pick<KubeCluster, 'discover' | 'readObject' | 'listRuns' | 'listPods' | 'listStatefulSets' | 'readNamespaces' | 'targetMatches' | 'readPrunerConfigMaps'> };
+type ExplainDeps = Pick<SweepDeps, 'now'> & { cluster: Pick<KubeCluster, 'discover' | 'readObject' | 'listRuns' | 'listRetainedOwned' | 'listPods' | 'listStatefulSets' | 'readNamespaces' | 'targetMatches' | 'readPrunerConfigMaps'> };
 
 /** pruner's ConfigMaps as read; one that cannot be read ends explain with its one line, as it ends a pass. */
 function prunerPolicies(maps: PrunerConfigMaps): PrunerConfig {
@@ -71,12 +72,15 @@ async function explainRunTarget(config: Config, name: TargetName, apis: ServedAp
   const only: Scope = { namespaces: [name.namespace], excludeNamespaces: [], selector: '' };
   // --pruner-config: pruner's global ConfigMap and the run's namespace's, as a pass reads them.
   const policy = prunerConfig === undefined ? flagged : withPrunerPolicy(flagged, prunerPolicies(await deps.cluster.readPrunerConfigMaps(prunerConfig, only)));
-  const sink = { reading: runTargetReading(policy), targets: [] as TargetRecord[], labelledOnly: new Map<string, string>() };
+  // What goes with the runs, read as a pass reads it (pass/dependents.ts), in this namespace.
+  const dependents = await readRunDependents(deps.cluster, apis, { scope: only, labelPrefix: policy.labelPrefix, namespaces: [name.namespace] }, []);
+  const sink = { reading: runTargetReading(policy), targets: [] as TargetRecord[], labelledOnly: new Map<string, string>(), children: dependents.sink };
   const runs = await deps.cluster.listRuns(apis, only, [name.namespace], undefined, sink);
   const target = sink.targets.find((one) => one.kind === kind && one.name === name.name);
   if (target === undefined) {
+    // A TaskRun or child PipelineRun of a PipelineRun is no target (core/runtargets.ts toRunTarget): it goes with that run.
     const parent = runs.find((run) => run.kind === kind && run.name === name.name)?.parentPipelineRun;
-    const labelled = kind === 'TaskRun' ? sink.labelledOnly.get(`${name.namespace}/${name.name}`) : undefined;
+    const labelled = sink.labelledOnly.get(`${kind}/${name.namespace}/${name.name}`);
     if (parent !== undefined) {
       return {
         kind: 'not-a-target',
@@ -102,6 +106,10 @@ async function explainRunTarget(config: Config, name: TargetName, apis: ServedAp
     'keep-failed': settingOrigin(config, 'keep-failed'),
     'run-ttl': settingOrigin(config, 'run-ttl'),
   };
-  const explanation = explainRun({ target, runs: sink.targets, namespace: namespaces.get(name.namespace), scope: verdict, origins }, policy, deps.now());
+  const explanation = explainRun(
+    { target, runs: sink.targets, namespace: namespaces.get(name.namespace), scope: verdict, origins, dependents: { children: dependents.children, retainedOwned: dependents.retainedOwned } },
+    policy,
+    deps.now(),
+  );
   return { kind: 'done', explanation };
 }

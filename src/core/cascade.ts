@@ -15,7 +15,8 @@
  * (TaskRuns, Pods, claims, Secrets, StatefulSets, requests); nothing is listed for this.
  */
 import { flat } from './flat.js';
-import { amendDecision, CASCADE_KINDS, type CascadeCounts, type CascadeKind, type ClusterView, type Decision, type OwnerRef, type TargetRecord } from './types.js';
+import { readOwnerRef } from './runs.js';
+import { amendDecision, CASCADE_KINDS, type CascadeCounts, type ChildCounts, type CascadeKind, type ClusterView, type Decision, type OwnerRef, type RetainedOwnedRecord, type TargetRecord } from './types.js';
 
 /** An object as the cascade reads it: who it is and who owns it. */
 export interface OwnedObject {
@@ -152,14 +153,18 @@ export function rootsKeptForDependents<T extends OwnedObject>(
   }
 }
 
-/** What the census reads of a listed TaskRun: who owns it, the Pod it names, and whether it must stay. */
-export interface TaskRunReading {
+/**
+ * What the census reads of a listed run that goes with another: a TaskRun (a child of a
+ * PipelineRun, or a standalone one for its Pod) or a child (pipeline-in-pipeline) PipelineRun.
+ */
+export interface ChildRunReading {
+  kind: 'PipelineRun' | 'TaskRun';
   namespace: string;
   name: string;
   uid: string;
-  /** The PipelineRun that owns it, for a child TaskRun. */
+  /** The PipelineRun that owns it, for a child TaskRun or a child PipelineRun. */
   parent?: { name: string; uid: string };
-  /** `status.podName`: the Pod Tekton made for it, which it owns. */
+  /** A TaskRun's `status.podName`: the Pod Tekton made for it, which it owns. */
   podName?: string;
   /** Why it may not go (it has not finished, it is retained), when it may not. */
   stays?: string;
@@ -167,18 +172,41 @@ export interface TaskRunReading {
 
 /** `status.podName` and the `retain` label or annotation of a listed TaskRun, read leniently: what cannot be read keeps it. */
 export function readTaskRunExtras(obj: unknown, retainKey: string): { podName?: string; retained?: string } {
-  const record = (value: unknown): Record<string, unknown> | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
-  const root = record(obj);
-  const podName = record(root?.['status'])?.['podName'];
-  const metadata = record(root?.['metadata']);
-  let retained: string | undefined;
+  const podName = record(record(obj)?.['status'])?.['podName'];
+  const retained = retainedBy(obj, retainKey);
+  return { ...(typeof podName === 'string' && podName !== '' && { podName }), ...(retained !== undefined && { retained }) };
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/** What retains a listed object, said as `its label KEY is "VALUE"` (label first), or undefined. */
+function retainedBy(obj: unknown, retainKey: string): string | undefined {
+  const metadata = record(record(obj)?.['metadata']);
   for (const source of ['labels', 'annotations'] as const) {
     const value = record(metadata?.[source])?.[retainKey];
-    if (value === undefined) continue;
     // Any text but "false" retains, as for a target (docs/spec.md, "Retention labels and annotations").
-    if (value !== 'false') retained ??= `its ${source === 'labels' ? 'label' : 'annotation'} ${retainKey} is ${JSON.stringify(value)}`;
+    if (value !== undefined && value !== 'false') return `its ${source === 'labels' ? 'label' : 'annotation'} ${retainKey} is ${JSON.stringify(value)}`;
   }
-  return { ...(typeof podName === 'string' && podName !== '' && { podName }), ...(retained !== undefined && { retained }) };
+  return undefined;
+}
+
+/**
+ * An object a run may own, listed as metadata only by the retain label (kube/cluster.ts
+ * listRetainedOwned), as the cascade reads it: null when nothing retains it after all, or
+ * when it names no owner (then no run's deletion takes it). An ownerReference that cannot be
+ * read is left out: the others still lead to the run that would take it.
+ */
+export function toRetainedOwned(obj: unknown, kind: string, retainKey: string): RetainedOwnedRecord | null {
+  const retained = retainedBy(obj, retainKey);
+  const metadata = record(record(obj)?.['metadata']);
+  const refs = metadata?.['ownerReferences'];
+  if (retained === undefined || !Array.isArray(refs) || refs.length === 0) return null;
+  const text = (key: string): string => (typeof metadata?.[key] === 'string' ? metadata[key] : '');
+  const ownerReferences = refs.flatMap((ref: unknown) => readOwnerRef(ref, 'metadata.ownerReferences', []) ?? []).map(({ kind: owner, name, uid, controller }) => ({ kind: owner, name, uid, controller }));
+  if (ownerReferences.length === 0 || text('namespace') === '' || text('uid') === '') return null;
+  return { kind, namespace: text('namespace'), name: text('name'), uid: text('uid'), ownerReferences, retained };
 }
 
 /** Counts packed in one number a run: TaskRuns in the low 26 bits, Pods above (a Map of numbers costs a fraction of a Map of objects). */
@@ -186,46 +214,101 @@ const TASKRUN_UNIT = 1;
 const POD_UNIT = 2 ** 26;
 
 /**
- * What the run listing says goes with each run: a PipelineRun's TaskRuns and their Pods, a
- * standalone TaskRun's Pod, counted as the runs are read, so that no record of a child
- * TaskRun is kept for it. A child that must stay (not finished, retained) is remembered for
- * its parent, and so is a child that owns a listed target, as an OwnedObject: the claim or
- * request it owns goes with the PipelineRun through it.
+ * What the run listing says goes with each run: a PipelineRun's TaskRuns and their Pods, its
+ * child (pipeline-in-pipeline) PipelineRuns and, at any depth, what they own; a standalone
+ * TaskRun's Pod. Counted as the runs are read, so that no record of a child TaskRun is kept
+ * for it. A child that must stay (not finished, retained) is remembered for its parent, and so
+ * is a child TaskRun that owns a listed target, as an OwnedObject: the claim or request it
+ * owns goes with the PipelineRun through it. Every child PipelineRun is remembered as an
+ * OwnedObject too (they are few), so that what it and its TaskRuns own leads to the root.
+ * What is counted under a child PipelineRun is added to its parent's when asked (of, stays),
+ * since a child may be listed before or after its parent and its own children.
  */
 export class RunChildren {
   private readonly counts = new Map<string, number>();
   private readonly staying = new Map<string, string>();
   private readonly owning: OwnedObject[] = [];
+  /** A parent PipelineRun's uid to its child PipelineRuns. */
+  private readonly childPipelineRuns = new Map<string, { name: string; uid: string }[]>();
 
-  /** `ownerUids`: the uids listed targets name in their ownerReferences (targets are listed before runs). */
+  /** `ownerUids`: the uids listed targets (and retained objects) name in their ownerReferences (listed before runs). */
   constructor(private readonly ownerUids: ReadonlySet<string>) {}
 
-  add(taskRun: TaskRunReading): void {
-    const root = taskRun.parent?.uid ?? taskRun.uid;
-    const add = (taskRun.parent === undefined ? 0 : TASKRUN_UNIT) + (taskRun.podName === undefined ? 0 : POD_UNIT);
-    if (add > 0) this.counts.set(root, (this.counts.get(root) ?? 0) + add);
-    if (taskRun.parent === undefined) return;
-    if (taskRun.stays !== undefined && !this.staying.has(root)) this.staying.set(root, `its TaskRun ${taskRun.name} ${taskRun.stays}`);
-    if (this.ownerUids.has(taskRun.uid)) {
-      this.owning.push({ kind: 'TaskRun', namespace: taskRun.namespace, name: taskRun.name, uid: taskRun.uid, ownerReferences: [{ kind: 'PipelineRun', name: taskRun.parent.name, uid: taskRun.parent.uid, controller: true }] });
+  add(child: ChildRunReading): void {
+    if (child.kind === 'PipelineRun') {
+      this.addPipelineRun(child);
+      return;
     }
+    const root = child.parent?.uid ?? child.uid;
+    const add = (child.parent === undefined ? 0 : TASKRUN_UNIT) + (child.podName === undefined ? 0 : POD_UNIT);
+    if (add > 0) this.counts.set(root, (this.counts.get(root) ?? 0) + add);
+    if (child.parent === undefined) return;
+    if (child.stays !== undefined && !this.staying.has(root)) this.staying.set(root, `its TaskRun ${child.name} ${child.stays}`);
+    if (this.ownerUids.has(child.uid)) this.owning.push(ownedChild(child, child.parent));
   }
 
-  /** The TaskRuns (of a PipelineRun) and Pods that go with the run of `uid`. */
-  of(uid: string): { taskRuns: number; pods: number } {
-    const packed = this.counts.get(uid) ?? 0;
-    return { taskRuns: packed % POD_UNIT, pods: Math.floor(packed / POD_UNIT) };
+  private addPipelineRun(child: ChildRunReading): void {
+    const { parent } = child;
+    if (parent === undefined) return;
+    const list = this.childPipelineRuns.get(parent.uid);
+    if (list === undefined) this.childPipelineRuns.set(parent.uid, [{ name: child.name, uid: child.uid }]);
+    else list.push({ name: child.name, uid: child.uid });
+    if (child.stays !== undefined && !this.staying.has(parent.uid)) this.staying.set(parent.uid, `its PipelineRun ${child.name} ${child.stays}`);
+    this.owning.push(ownedChild(child, parent));
   }
 
-  /** Why the PipelineRun of `uid` must stay for one of its TaskRuns, if it must. */
+  /** The child PipelineRuns and TaskRuns, at every depth, and the Pods that go with the run of `uid`. */
+  of(uid: string): ChildCounts {
+    const total = { pipelineRuns: 0, taskRuns: 0, pods: 0 };
+    const addOwn = (one: string): void => {
+      const packed = this.counts.get(one) ?? 0;
+      total.taskRuns += packed % POD_UNIT;
+      total.pods += Math.floor(packed / POD_UNIT);
+    };
+    addOwn(uid);
+    if (!this.childPipelineRuns.has(uid)) return total;
+    for (const child of this.descendants(uid)) {
+      total.pipelineRuns += 1;
+      addOwn(child.uid);
+    }
+    return total;
+  }
+
+  /** Why the PipelineRun of `uid` must stay for one of its children, at any depth, if it must. */
   stays(uid: string): string | undefined {
-    return this.staying.get(uid);
+    const own = this.staying.get(uid);
+    if (own !== undefined || !this.childPipelineRuns.has(uid)) return own;
+    for (const child of this.descendants(uid)) {
+      const why = this.staying.get(child.uid);
+      if (why !== undefined) return `its PipelineRun ${child.name}: ${why}`;
+    }
+    return undefined;
   }
 
-  /** The child TaskRuns that own a listed target. */
+  /** The child TaskRuns that own a listed target, and every child PipelineRun. */
   owners(): readonly OwnedObject[] {
     return this.owning;
   }
+
+  /** The child PipelineRuns below `uid`, nearest first, each once (a loop of owners, never made by Tekton, ends). */
+  private descendants(uid: string): { name: string; uid: string }[] {
+    const found: { name: string; uid: string }[] = [];
+    const seen = new Set<string>([uid]);
+    for (let at = -1; at < found.length; at += 1) {
+      const parent = at < 0 ? uid : (found[at] as { uid: string }).uid;
+      for (const child of this.childPipelineRuns.get(parent) ?? []) {
+        if (seen.has(child.uid)) continue;
+        seen.add(child.uid);
+        found.push(child);
+      }
+    }
+    return found;
+  }
+}
+
+/** A child run as the cascade reads it: owned by its parent PipelineRun. */
+function ownedChild(child: ChildRunReading, parent: { name: string; uid: string }): OwnedObject {
+  return { kind: child.kind, namespace: child.namespace, name: child.name, uid: child.uid, ownerReferences: [{ kind: 'PipelineRun', name: parent.name, uid: parent.uid, controller: true }] };
 }
 
 const COUNTED_KINDS: ReadonlySet<string> = new Set<string>(CASCADE_KINDS);
@@ -244,7 +327,7 @@ const NOTHING_OWNED: { kept: ReadonlyMap<string, OwnedObject>; cascade: Cascade<
  * - a target its own collector deletes that also goes with a run says which (`goesWith`),
  *   so that a reader counts it once: it is in the run's cascade and its collector's deletes.
  */
-export function withCascade(decisions: readonly Decision[], view: Pick<ClusterView, 'targets' | 'children'>): Decision[] {
+export function withCascade(decisions: readonly Decision[], view: Pick<ClusterView, 'targets' | 'children' | 'retainedOwned'>): Decision[] {
   const children = view.children;
   const roots: CascadeRoot[] = [];
   const stays = new Map<string, string>();
@@ -260,12 +343,16 @@ export function withCascade(decisions: readonly Decision[], view: Pick<ClusterVi
   for (const decision of decisions) if (decision.target.run === undefined) byUid.set(decision.target.uid, decision);
   const owned: OwnedObject[] = [...(children?.owners() ?? [])];
   for (const target of view.targets) if (target.run === undefined && target.ownerReferences.length > 0) owned.push(target);
-  // Nothing listed that a run may own (only runs are collected): nothing goes with a run but the children the listing counted, and cascadeOf's table of every root is not made.
-  const { kept, cascade } = owned.length === 0 ? NOTHING_OWNED : rootsKeptForDependents(roots, owned, (object) => byUid.get(object.uid)?.action === 'keep');
-  for (const [uid, object] of kept) {
-    const decision = byUid.get(object.uid);
-    stays.set(uid, `its ${object.kind} ${object.name} would go with it and is kept${decision === undefined ? '' : ` (${decision.reason}: ${decision.message})`}`);
+  // A retained object no collector lists as a target (its collector is off, or it lacks the marker) is kept all the same.
+  const retained = new Map<string, string>();
+  for (const object of view.retainedOwned ?? []) {
+    if (byUid.has(object.uid) || retained.has(object.uid)) continue;
+    retained.set(object.uid, object.retained);
+    owned.push(object);
   }
+  // Nothing listed that a run may own (only runs are collected): nothing goes with a run but the children the listing counted, and cascadeOf's table of every root is not made.
+  const { kept, cascade } = owned.length === 0 ? NOTHING_OWNED : rootsKeptForDependents(roots, owned, (object) => retained.has(object.uid) || byUid.get(object.uid)?.action === 'keep');
+  for (const [uid, object] of kept) stays.set(uid, `its ${object.kind} ${object.name} would go with it and is kept (${keptBecause(byUid.get(object.uid), retained.get(object.uid))})`);
   const goesWith = new Map<string, string>();
   const counts = new Map<string, CascadeCounts>();
   const rootOf = cascade.byRoot.size === 0 ? undefined : new Map(roots.map((root) => [root.uid, root]));
@@ -295,6 +382,12 @@ export function withCascade(decisions: readonly Decision[], view: Pick<ClusterVi
   });
 }
 
+/** Why a protected object is kept: its own decision, or the retain label it was listed by. */
+function keptBecause(decision: Decision | undefined, retained: string | undefined): string {
+  if (decision !== undefined) return `${decision.reason}: ${decision.message}`;
+  return `retained: ${retained ?? 'it is kept'}`;
+}
+
 /**
  * One frozen CascadeCounts for each count of TaskRuns and Pods that nothing else goes with: a
  * pass deletes a hundred thousand runs at the benchmark's 4x, most with one of a few dozen
@@ -316,11 +409,12 @@ class SharedCounts {
   }
 }
 
-function withChildren(listed: CascadeCounts | undefined, counted: { taskRuns: number; pods: number } | undefined, shared: SharedCounts): CascadeCounts {
-  if (listed === undefined) return shared.of(counted?.taskRuns ?? 0, counted?.pods ?? 0);
-  const objects: Partial<Record<CascadeKind, number>> = { ...listed.objects };
-  // The listing counted every child TaskRun; those that own a target are in `listed` too.
+function withChildren(listed: CascadeCounts | undefined, counted: ChildCounts | undefined, shared: SharedCounts): CascadeCounts {
+  if (listed === undefined && (counted?.pipelineRuns ?? 0) === 0) return shared.of(counted?.taskRuns ?? 0, counted?.pods ?? 0);
+  const objects: Partial<Record<CascadeKind, number>> = { ...listed?.objects };
+  // The listing counted every child run; those that own a target are in `listed` too.
+  if (counted !== undefined && counted.pipelineRuns > 0) objects.PipelineRun = counted.pipelineRuns;
   if (counted !== undefined && counted.taskRuns > 0) objects.TaskRun = counted.taskRuns;
   if (counted !== undefined && counted.pods > 0) objects.Pod = counted.pods;
-  return { objects, ...(listed.bytes !== undefined && { bytes: listed.bytes }) };
+  return { objects, ...(listed?.bytes !== undefined && { bytes: listed.bytes }) };
 }

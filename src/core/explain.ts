@@ -7,12 +7,13 @@
  */
 import { collectableAt, type Collectable } from './collectable.js';
 import { collectorOf } from './collectors.js';
+import { withCascade } from './cascade.js';
 import { decideWithFacts, type DecisionFacts, type RuleEnd } from './decide.js';
 import { retentionFacts as gatherRetention } from './facts.js';
 import { NO_GROUP, ordinal, runDecisionsIn, type Applied, type Outcome, type RunFacts } from './history.js';
 import { formatDuration, formatRetentionDuration, parseTimestampMs } from './retention.js';
 import { isExcluded } from './scope.js';
-import type { Decision, NamespaceRecord, PodRecord, Policy, Reason, RetentionDuration, RunRecord, RunState, StatefulSetRecord, TargetRecord } from './types.js';
+import type { ClusterView, Decision, NamespaceRecord, PodRecord, Policy, Reason, RetentionDuration, RunRecord, RunState, StatefulSetRecord, TargetRecord } from './types.js';
 
 /** One setting that keeps targets for a while, as it applies to this one. */
 export interface RetentionFact {
@@ -143,15 +144,21 @@ export interface RunExplainInput {
   namespace: NamespaceRecord | undefined;
   scope: ScopeVerdict;
   origins: RunSettingOrigins;
+  /** What the pass reads of what goes with the runs (pass/dependents.ts): with it, a run is decided with its cascade, as a pass decides it (row 14). */
+  dependents?: Pick<ClusterView, 'children' | 'retainedOwned'>;
 }
 
 /** The decision a pass would make for the run, decided with the other runs of its namespace, and its facts as a person reads them. */
 export function explainRun(input: RunExplainInput, policy: Policy, now: Date): Explanation {
   const { target } = input;
   const namespaces = new Map(input.namespace === undefined ? [] : [[input.namespace.name, input.namespace]]);
-  const decided = runDecisionsIn(target.namespace, input.runs, namespaces, policy, now).find((one) => one.decision.target.kind === target.kind && one.decision.target.uid === target.uid);
+  const all = runDecisionsIn(target.namespace, input.runs, namespaces, policy, now);
+  const at = all.findIndex((one) => one.decision.target.kind === target.kind && one.decision.target.uid === target.uid);
+  const decided = all[at];
   if (decided === undefined) throw new Error(`the runs' decision has no decision for ${target.kind} ${target.namespace}/${target.name}, one of the runs it was given`);
-  const { decision, facts } = decided;
+  const { facts } = decided;
+  // What would go with it, as the pass takes it (cascade.ts): a run kept for it is `dependent-kept`.
+  const decision = input.dependents === undefined ? decided.decision : (withCascade(all.map((one) => one.decision), { targets: input.runs, ...input.dependents })[at] ?? decided.decision);
   const rule = collectorOf(target.kind).table.indexOf(decision.reason) + 1;
   const limit = facts.limit && runSetting(facts.limit, String(facts.limit.value), input.origins);
   const ttl = facts.ttl && runSetting(facts.ttl, formatRetentionDuration(facts.ttl.value), input.origins);
@@ -220,6 +227,7 @@ function noPlace(target: TargetRecord, facts: RunFacts, rule: number, reason: Re
  * and then its history decides.
  */
 function runCollectable(reason: Reason, facts: RunFacts, run: RunExplanation): Collectable {
+  if (reason === 'dependent-kept') return { when: 'unknown', why: 'it goes once nothing that would go with it must stay' };
   const { goesAt } = facts;
   if (goesAt === 'now') return { when: 'now' };
   if (typeof goesAt === 'number') return { when: 'at', atMs: goesAt, bound: 'run-ttl' };

@@ -104,7 +104,7 @@ export function buildGraph(runs: readonly RunRecord[], holderLists: Holders = {}
   // The decision names the first unreadable run: the same one whatever the order of the list.
   for (const list of [...unreadableByNamespace.values(), unattributed]) list.sort(byKindNameUid);
 
-  const stateOf = (run: RunRecord): RunState => effectiveState(run, parentOf(run, byUid));
+  const stateOf = (run: RunRecord): RunState => effectiveState(run, byUid);
   const view = (run: RunRecord, via: ReferenceView['via']): ReferenceView => ({
     kind: run.kind,
     name: run.name,
@@ -420,12 +420,23 @@ function statefulSetsNaming(index: HolderIndex, target: TargetRecord): StatefulS
 }
 
 /**
- * A run's state once its parent is taken into account: a child TaskRun is finished only
+ * A run's state once its parents are taken into account: a child TaskRun is finished only
  * while its PipelineRun is finished or gone, because before v0.43 a PipelineRun retrying a
- * task reset a failed child to Unknown (docs/spec.md, "Finished run").
+ * task reset a failed child to Unknown (docs/spec.md, "Finished run"); and a child
+ * (pipeline-in-pipeline) PipelineRun and what it owns are finished only while every
+ * PipelineRun above them is, at any depth. A loop of owners (never made by Tekton) ends the walk.
  */
-function effectiveState(run: RunRecord, parent: RunRecord | undefined): RunState {
-  if (parent !== undefined && isActive(parent.state) && !isActive(run.state)) return 'running';
+function effectiveState(run: RunRecord, byUid: RunsByUid): RunState {
+  if (isActive(run.state)) return run.state;
+  let parent = parentOf(run, byUid);
+  if (parent === undefined) return run.state;
+  if (isActive(parent.state)) return 'running';
+  // Deeper only for a child PipelineRun's own children: most runs stop above, with no set made.
+  const seen = new Set<string>([run.uid, parent.uid]);
+  for (parent = parentOf(parent, byUid); parent !== undefined && !seen.has(parent.uid); parent = parentOf(parent, byUid)) {
+    if (isActive(parent.state)) return 'running';
+    seen.add(parent.uid);
+  }
   return run.state;
 }
 

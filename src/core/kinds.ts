@@ -92,6 +92,10 @@ export const RUN_KINDS: Readonly<Record<RunKindName, RunKind>> = {
       // The annotation is the PipelineRun's `spec.resources` itself: an array of bindings.
       { from: 'annotation', key: V1BETA1_RESOURCES_ANNOTATION, lists: [[]] },
     ],
+    // A pipeline-in-pipeline child carries one ownerReference to its parent PipelineRun
+    // (controller: true; tektoncd/pipeline pkg/reconciler/pipelinerun/pipelinerun.go:1209-1217,
+    // createChildPipelineRun).
+    parentKind: 'PipelineRun',
   },
   TaskRun: {
     kind: 'TaskRun',
@@ -130,3 +134,31 @@ export function isRunKindName(kind: string): kind is RunKindName {
 export function preferredRunVersion(kind: RunKindName, servedVersions: readonly string[]): string | undefined {
   return RUN_KINDS[kind].versions.find((version) => servedVersions.includes(version));
 }
+
+/** A kind a run owns, as the retained-object lists read it (kube/cluster.ts listRetainedOwned). */
+export interface RunOwnedKind {
+  kind: string;
+  api: { group: string; version: string; plural: string };
+}
+
+/**
+ * The kinds whose objects a Tekton run owns (its ownerReference, or its TaskRun's or its
+ * child PipelineRun's), beside the runs themselves, and so that Kubernetes' garbage collector
+ * deletes with it (docs/spec.md, "What goes with a run"):
+ * - Pod: a TaskRun's (tektoncd/pipeline pkg/pod/pod.go:534, NewControllerRef(taskRun));
+ * - PersistentVolumeClaim: a workspace's volumeClaimTemplate, owned by the run that binds it
+ *   (pkg/reconciler/volumeclaim/pvchandler.go:157); a claim an affinity assistant's StatefulSet
+ *   makes from its own template has no ownerReference from Tekton, which deletes it itself;
+ * - StatefulSet: an affinity assistant, owned by its PipelineRun (pkg/reconciler/pipelinerun/affinity_assistant.go:423);
+ * - ResolutionRequest: owned by the run whose ref it resolves (pkg/resolution/resource/crd_resource.go:119, :123-132);
+ * - Secret: Pipelines-as-Code's git-auth Secret, owned by its PipelineRun (collectors.ts `pac-secrets`).
+ * Runs (child TaskRuns and PipelineRuns) are read from the run listing itself. CustomRuns
+ * (pipelinerun.go:1539) are not read.
+ */
+export const RUN_OWNED_KINDS: readonly RunOwnedKind[] = [
+  { kind: 'Pod', api: { group: '', version: 'v1', plural: 'pods' } },
+  { kind: 'PersistentVolumeClaim', api: { group: '', version: 'v1', plural: 'persistentvolumeclaims' } },
+  { kind: 'Secret', api: { group: '', version: 'v1', plural: 'secrets' } },
+  { kind: 'StatefulSet', api: { group: 'apps', version: 'v1', plural: 'statefulsets' } },
+  { kind: 'ResolutionRequest', api: { group: 'resolution.tekton.dev', version: 'v1beta1', plural: 'resolutionrequests' } },
+];

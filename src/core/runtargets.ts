@@ -96,20 +96,24 @@ export function labelledPipelineRun(obj: unknown): string | undefined {
 }
 
 /**
- * The run as a target, or null for a TaskRun of a PipelineRun: one a PipelineRun owns (it goes
- * with its parent), and one whose `tekton.dev/pipelineRun` label names a PipelineRun while no
- * ownerReference does (one orphaned by hand, or its owner stripped). Neither is ever a target
- * of taskruns: Tekton finds a PipelineRun's TaskRuns by name and takes one not found for one
- * not created yet (pkg/reconciler/pipelinerun/resources/pipelinerunresolution.go,
- * setTaskRunsAndResolvedTask), so one deleted under a running PipelineRun of that name would
- * be created again and its task run twice. `run` is the
- * graph's record of the same object. Throws
+ * The run as a target, or null for a run of a PipelineRun: a TaskRun or a child
+ * (pipeline-in-pipeline) PipelineRun that a PipelineRun owns (it goes with its parent), and
+ * one whose `tekton.dev/pipelineRun` label names a PipelineRun while no ownerReference does
+ * (one orphaned by hand, or its owner stripped). Neither is ever a target: Tekton finds a
+ * PipelineRun's TaskRuns by name and takes one not found for one not created yet
+ * (pkg/reconciler/pipelinerun/resources/pipelinerunresolution.go,
+ * setTaskRunsAndResolvedTask), and its child PipelineRuns the same way (:780,
+ * setChildPipelineRunsAndResolvedPipeline; a task with none is scheduled again,
+ * pipelinerunstate.go:410), so one deleted under a running PipelineRun of that name would be
+ * created again and its task or pipeline run twice. Tekton sets both the ownerReference and
+ * the label on a child PipelineRun (pkg/reconciler/pipelinerun/pipelinerun.go:1213, :1863).
+ * `run` is the graph's record of the same object. Throws
  * UnreadableObjectError when what identifies it, or its labels and annotations, cannot be read:
  * a run that would be deleted is read as strictly as every other target. An unreadable status
  * is no error: the record says so and the run is kept as active.
  */
 export function toRunTarget(obj: unknown, run: RunRecord, reading: RunTargetReading = {}): TargetRecord | null {
-  if (run.kind === 'TaskRun' && (run.parentPipelineRun !== undefined || labelledPipelineRun(obj) !== undefined)) return null;
+  if (run.parentPipelineRun !== undefined || labelledPipelineRun(obj) !== undefined) return null;
   const problems: ReadProblem[] = [];
   const metadata = requiredMetadata(obj, problems);
   const createdAt = metadata['creationTimestamp'];

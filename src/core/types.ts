@@ -126,7 +126,7 @@ export interface RunRecord {
    * `null` when the run holds references of an unexpected shape: what it names is unknown.
    */
   references: readonly string[] | null;
-  /** The ownerReference to a PipelineRun, for a child TaskRun. */
+  /** The ownerReference to a PipelineRun, for a child TaskRun or a child (pipeline-in-pipeline) PipelineRun. */
   parentPipelineRun?: { name: string; uid: string };
   /** Fields that could not be read (references or status); empty when all was clear. */
   problems: readonly ReadProblem[];
@@ -355,7 +355,7 @@ export interface CascadeCounts {
 }
 
 /** The kinds a run's cascade counts: its TaskRuns and Pods, and the leftovers it owns. */
-export const CASCADE_KINDS = ['TaskRun', 'Pod', 'PersistentVolumeClaim', 'Secret', 'StatefulSet', 'ResolutionRequest'] as const;
+export const CASCADE_KINDS = ['PipelineRun', 'TaskRun', 'Pod', 'PersistentVolumeClaim', 'Secret', 'StatefulSet', 'ResolutionRequest'] as const;
 export type CascadeKind = (typeof CASCADE_KINDS)[number];
 
 /** The settings the decision rules use. Durations are milliseconds. */
@@ -456,11 +456,35 @@ export interface ClusterView {
   statefulSets?: readonly StatefulSetRecord[];
   /** With a run collector on: the TaskRuns and Pods that go with each run, counted from the run listing (core/cascade.ts). */
   children?: RunChildrenView;
+  /**
+   * With a run collector on: the objects of the kinds a run owns that carry the retain label
+   * and name an owner, whatever collectors are on (kube/cluster.ts listRetainedOwned). A run
+   * they would go with is kept (`dependent-kept`).
+   */
+  retainedOwned?: readonly RetainedOwnedRecord[];
+}
+
+/** An object a run may own that carries `<prefix>/retain`, read as metadata only: who it is, its owners, and what retains it. */
+export interface RetainedOwnedRecord {
+  kind: string;
+  namespace: string;
+  name: string;
+  uid: string;
+  ownerReferences: readonly OwnerRef[];
+  /** `its label KEY is "VALUE"`. */
+  retained: string;
+}
+
+/** The child PipelineRuns, TaskRuns and Pods that go with a run, at every depth below it. */
+export interface ChildCounts {
+  pipelineRuns: number;
+  taskRuns: number;
+  pods: number;
 }
 
 /** What the run listing counted of each run's children (core/cascade.ts RunChildren). */
 export interface RunChildrenView {
-  of(uid: string): { taskRuns: number; pods: number };
+  of(uid: string): ChildCounts;
   stays(uid: string): string | undefined;
   owners(): readonly { kind: string; namespace: string; name: string; uid: string; ownerReferences: readonly OwnerRef[] }[];
 }

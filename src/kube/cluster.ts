@@ -1,13 +1,13 @@
 import { COLLECTORS, COLLECTOR_NAMES, DEFAULT_COLLECTORS, collectorOf, type Collector, type CollectorName } from '../core/collectors.js';
 import { toPodRecord, toStatefulSetRecord } from '../core/holders.js';
-import { RUN_KINDS, RUN_KIND_NAMES, TARGET_KIND, preferredRunVersion } from '../core/kinds.js';
+import { RUN_KINDS, RUN_KIND_NAMES, RUN_OWNED_KINDS, TARGET_KIND, preferredRunVersion } from '../core/kinds.js';
 import type { PassedOverRuns } from '../core/needed.js';
 import { isActive, toNamespaceRecord, toRunRecord, unreadRunMember } from '../core/runs.js';
-import { readTaskRunExtras, type TaskRunReading } from '../core/cascade.js';
+import { readTaskRunExtras, toRetainedOwned, type ChildRunReading } from '../core/cascade.js';
 import { labelledPipelineRun, toRunTarget, type RunTargetReading } from '../core/runtargets.js';
 import type { PrunerConfigMaps } from '../core/prunerconfig.js';
 import { isExcluded } from '../core/scope.js';
-import type { NamespaceRecord, PodRecord, RunKindName, RunRecord, StatefulSetRecord, TargetRecord } from '../core/types.js';
+import type { NamespaceRecord, PodRecord, RetainedOwnedRecord, RunKindName, RunRecord, StatefulSetRecord, TargetRecord } from '../core/types.js';
 import {
   deleteUnlessChanged,
   getObject,
@@ -51,6 +51,11 @@ export interface ServedApis {
   statefulSets?: ApiResource;
   /** A leftover collector runs: runs are read with what links them to leftovers (toRunRecord's `leftovers`). */
   leftovers: boolean;
+  /**
+   * With a run collector on: the kinds a run owns that this server serves (core/kinds.ts
+   * RUN_OWNED_KINDS), listed by the retain label (listRetainedOwned) whatever collectors are on.
+   */
+  runOwned?: { kind: string; resource: ApiResource }[];
   /**
    * Collectors that are on but cannot run on this cluster, and the line that says why (one line
    * for several); `missing` is its first part, what this cluster does not serve.
@@ -190,6 +195,11 @@ export class KubeCluster {
       if (collector.reads.pods) apis.pods = PODS;
       if (collector.reads.statefulSets) apis.statefulSets = STATEFULSETS;
     }
+    if (on.some((name) => COLLECTORS[name].decides === 'history' && apis.targets[name] !== undefined)) {
+      const runOwned: { kind: string; resource: ApiResource }[] = [];
+      for (const { kind, api } of RUN_OWNED_KINDS) if (await isServed(api)) runOwned.push({ kind, resource: api });
+      apis.runOwned = runOwned;
+    }
     return apis;
   }
 
@@ -222,6 +232,29 @@ export class KubeCluster {
       for (const record of records) if (record !== null) targets.push(record);
     }
     return targets;
+  }
+
+  /**
+   * With a run collector on, the objects of the kinds a run owns (apis.runOwned) that carry
+   * the retain label `retainKey` with any value but "false" and name an owner: one list per
+   * kind, selected by that label and answered as metadata only (never a Secret's data), in
+   * `namespaces` or, when none are given, in every namespace in scope. Only the label can be
+   * selected on: a retain annotation is seen only on the targets of a collector that is on
+   * (docs/spec.md, "What goes with a run"; the cost, docs/scale.md).
+   */
+  async listRetainedOwned(apis: ServedApis, scope: Scope, retainKey: string, namespaces?: readonly string[]): Promise<RetainedOwnedRecord[]> {
+    const labelSelector = `${retainKey},${retainKey}!=false`;
+    const where = namespaces ?? (hasNamespaceSelector(scope) ? await this.selectNamespaces(scope) : undefined);
+    const found: RetainedOwnedRecord[] = [];
+    for (const { kind, resource } of apis.runOwned ?? []) {
+      const toRecord = (item: unknown): RetainedOwnedRecord | null => toRetainedOwned(item, kind, retainKey);
+      const lists =
+        where === undefined
+          ? (await this.inScope(scope, (namespace, fieldSelector) => listAll(this.http, resource, { namespace, fieldSelector, labelSelector, pageSize: this.pageSize, accept: METADATA_LIST_ONLY }, toRecord))).map((list) => list.records)
+          : [await this.listIn(resource, { namespaces: where, scope, labelSelector, accept: METADATA_LIST_ONLY }, toRecord, namespaceOf)];
+      for (const list of lists) for (const record of list) if (record !== null) found.push(record);
+    }
+    return found;
   }
 
   /**
@@ -297,11 +330,11 @@ export class KubeCluster {
           if (target !== null) runTargets.targets.push(target);
           else if (runTargets.labelledOnly !== undefined && run.parentPipelineRun === undefined) {
             const pipelineRun = labelledPipelineRun(item);
-            if (pipelineRun !== undefined) runTargets.labelledOnly.set(`${run.namespace}/${run.name}`, pipelineRun);
+            if (pipelineRun !== undefined) runTargets.labelledOnly.set(`${kind}/${run.namespace}/${run.name}`, pipelineRun);
           }
         }
-        // What goes with each run is counted here, as the TaskRuns go by: none of them is kept for it (core/cascade.ts).
-        if (kind === 'TaskRun' && runTargets?.children !== undefined && run.namespace !== '') runTargets.children.add(taskRunReading(item, run, runTargets.children.retainKey));
+        // What goes with each run is counted here, as the TaskRuns and child PipelineRuns go by: none of them is kept for it (core/cascade.ts).
+        if ((kind === 'TaskRun' || run.parentPipelineRun !== undefined) && runTargets?.children !== undefined && run.namespace !== '') runTargets.children.add(childRunReading(item, run, runTargets.children.retainKey));
         return passedOver === undefined || passedOver.keeps(run) ? run : undefined;
       };
       const records =
@@ -622,21 +655,22 @@ export interface RunTargetSink {
   reading: RunTargetReading;
   targets: TargetRecord[];
   children?: RunChildrenSink;
-  /** NAMESPACE/NAME of each TaskRun no PipelineRun owns that is no target by its tekton.dev/pipelineRun label, to the PipelineRun it names (explain says so). */
+  /** KIND/NAMESPACE/NAME of each run no PipelineRun owns that is no target by its tekton.dev/pipelineRun label, to the PipelineRun it names (explain says so). */
   labelledOnly?: Map<string, string>;
 }
 
-/** The census of what goes with each run, and the retain key a TaskRun that must stay carries. */
+/** The census of what goes with each run, and the retain key a child run that must stay carries. */
 export interface RunChildrenSink {
-  add(taskRun: TaskRunReading): void;
+  add(child: ChildRunReading): void;
   retainKey: string;
 }
 
-/** A listed TaskRun as the census reads it: its parent, its Pod, and whether it must stay. */
-function taskRunReading(item: unknown, run: RunRecord, retainKey: string): TaskRunReading {
+/** A listed TaskRun or child PipelineRun as the census reads it: its parent, its Pod, and whether it must stay. */
+function childRunReading(item: unknown, run: RunRecord, retainKey: string): ChildRunReading {
   const extras = readTaskRunExtras(item, retainKey);
   const stays = isActive(run.state) ? `has not finished (${run.state})` : extras.retained;
   return {
+    kind: run.kind,
     namespace: run.namespace,
     name: run.name,
     uid: run.uid,
@@ -668,7 +702,7 @@ function bothSelectors(own: string | undefined, given: string): string {
 }
 
 /** A nullable record's namespace (a dropped item has none: it is filtered out later anyway). */
-function namespaceOf(record: TargetRecord | null): string | undefined {
+function namespaceOf(record: { namespace: string } | null): string | undefined {
   return record === null ? undefined : record.namespace;
 }
 

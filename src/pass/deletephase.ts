@@ -123,6 +123,7 @@ export async function refreshView(
     ...(freshStatefulSets !== undefined && { statefulSets: freshStatefulSets }),
     // The listing's census: a finished run's TaskRuns do not start again.
     ...(dated.view.children !== undefined && { children: dated.view.children }),
+    ...(dated.view.retainedOwned !== undefined && { retainedOwned: dated.view.retainedOwned }),
   };
   return {
     view,

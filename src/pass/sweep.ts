@@ -2,16 +2,16 @@ import { breachText, capBreaches, type CapBreach } from './caps.js';
 import { COLLECTORS, DEFAULT_COLLECTORS, collectorOf, isCollectorName, type Collector } from '../core/collectors.js';
 import { SharedStrings, type RunTargetReading } from '../core/runtargets.js';
 import { parseLabelSelector, selectorKeys } from '../core/labelselector.js';
-import { RunChildren, type TaskRunReading } from '../core/cascade.js';
 import { RUN_KINDS, RUN_KIND_NAMES } from '../core/kinds.js';
 import { PassedOverRuns, releasingOwners, runsNeededBy, targetStrings } from '../core/needed.js';
-import { formatRetentionDuration, retentionKeys } from '../core/retention.js';
+import { formatRetentionDuration } from '../core/retention.js';
 import { PRUNER_NAMESPACE_CONFIGMAP, readPrunerConfig, withPrunerPolicy, type PrunerConfigRead } from '../core/prunerconfig.js';
 import { isExcluded } from '../core/scope.js';
 import type { ClusterView, Decision, Policy, TargetRecord } from '../core/types.js';
 import type { Config, PassSettings } from '../cli/config.js';
 import { decideBounded, logReadProblems, logWarnings } from './decisions.js';
 import { candidateNamespaces, deleteCandidates, holderNamespaces, redecide, refreshView, type DatedView } from './deletephase.js';
+import { readRunDependents } from './dependents.js';
 import type { KubeCluster, Scope, ServedApis } from '../kube/cluster.js';
 import { Interrupted } from '../kube/errors.js';
 import { MAX_EVENTS_PER_PASS, planEvents, type EventfulResult, type PlannedEvent } from '../ops/events.js';
@@ -30,6 +30,7 @@ export interface SweepDeps {
     | 'discover'
     | 'listTargets'
     | 'listRuns'
+    | 'listRetainedOwned'
     | 'listPods'
     | 'listStatefulSets'
     | 'listClaims'
@@ -426,11 +427,10 @@ async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope, opti
   // pass that re-checks keeps their versions, to tell them from new runs.
   const passedOver = new PassedOverRuns(runsNeededBy(targets), { versions: options.recheck, strings: targetStrings(targets), releasing: releasingOwners(targets) });
   // With a run collector on, the runs are targets too: read in every namespace in scope, from the same listing.
-  const children = collectsRunTargets(apis) ? new RunChildren(ownerUids(targets)) : undefined;
-  const runTargets =
-    children === undefined
-      ? undefined
-      : { reading: runTargetReading(options.policy), targets: [] as TargetRecord[], children: { add: (taskRun: TaskRunReading) => children.add(taskRun), retainKey: retentionKeys(options.policy.labelPrefix).retain } };
+  // And what goes with them: the retained objects they own, and the census of their children (pass/dependents.ts).
+  const dependents = collectsRunTargets(apis) ? await readRunDependents(deps.cluster, apis, { scope, labelPrefix: options.policy.labelPrefix }, targets) : undefined;
+  const children = dependents?.children;
+  const runTargets = dependents === undefined ? undefined : { reading: runTargetReading(options.policy), targets: [] as TargetRecord[], children: dependents.sink };
   const runs = await deps.cluster.listRuns(apis, scope, runTargets === undefined ? targetNamespaces : undefined, passedOver, runTargets);
   // One push per record: a spread of tens of thousands overflows the call stack.
   for (const target of runTargets?.targets ?? []) targets.push(target);
@@ -442,7 +442,7 @@ async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope, opti
   deps.progress?.update({ stage: 'deciding', targets: targets.length, runs: runsRead });
   deps.log.debug({ targets: targets.length, runs: runsRead, runsKept: runs.length, targetNamespaces: targetNamespaces.length, namespaces: namespaces.size, ...(pods !== undefined && { pods: pods.length }), ...(statefulSets !== undefined && { statefulSets: statefulSets.length }) }, 'cluster read');
   logReadProblems(deps.log, runs);
-  const view: ClusterView = { targets, runs, namespaces, ...(pods !== undefined && { pods }), ...(statefulSets !== undefined && { statefulSets }), ...(children !== undefined && { children }) };
+  const view: ClusterView = { targets, runs, namespaces, ...(pods !== undefined && { pods }), ...(statefulSets !== undefined && { statefulSets }), ...(children !== undefined && { children }), ...(dependents !== undefined && { retainedOwned: dependents.retainedOwned }) };
   const listed: DatedView = {
     view,
     readAt,
@@ -474,13 +474,6 @@ async function readAndDecide(deps: SweepDeps, apis: ServedApis, scope: Scope, po
   const decisions = decideBounded(read.listed.view, policy, decidedAt);
   const { runsRead, listed } = read;
   return options.recheck ? { kind: 'decided-to-recheck', decisions, decidedAt, runsRead, listed } : { kind: 'decided', decisions, decidedAt, runsRead };
-}
-
-/** The uids the listed targets name as owners: the TaskRuns among them are remembered by the census (core/cascade.ts). */
-function ownerUids(targets: readonly TargetRecord[]): Set<string> {
-  const uids = new Set<string>();
-  for (const target of targets) for (const owner of target.ownerReferences) if (owner.kind === 'TaskRun') uids.add(owner.uid);
-  return uids;
 }
 
 /** Whether a run collector is on and served: its targets come with the run listing. */

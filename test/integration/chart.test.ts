@@ -1080,6 +1080,42 @@ describe("the collector under the chart's RBAC, with a token of the chart's Serv
     assert.deepEqual(await allowed(release, ''), everywhere);
   });
 
+  test('pipelineruns alone: its token may list what runs own by the retain label, and a run stays for its retained claim', async () => {
+    const seed = new Seeder(controlPlane.kubeConfig());
+    const namespace = 'chart-owned';
+    await seed.namespace(namespace);
+    const done = (hours: number) => ({ state: 'succeeded' as const, finishedAt: new Date(Date.now() - hours * 3_600_000).toISOString() });
+    const v1Run = (name: string) => ({ ...pipelineRun('v1', { name, namespace, labels: { 'tekton.dev/pipeline': 'deploy' } }, { resources: [] }) });
+    await seed.create(v1Run('deploy-3'), done(1));
+    const owner = await seed.create(v1Run('deploy-2'), done(2));
+    await seed.create(v1Run('deploy-1'), done(3));
+    await controlPlane
+      .kubeConfig()
+      .makeApiClient(CoreV1Api)
+      .createNamespacedPersistentVolumeClaim({
+        namespace,
+        body: {
+          metadata: { name: 'ws-kept', labels: { 'tekton-resource-gc.io/retain': 'true' }, ownerReferences: [{ apiVersion: 'tekton.dev/v1', kind: 'PipelineRun', name: 'deploy-2', uid: owner.uid, controller: true }] },
+          spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+        },
+      });
+
+    await createNamespace('trgc-owned');
+    const release = await render('owned', 'trgc-owned', { ...LIVE, collect: ['pipelineruns'], keep: 1, namespaces: [namespace] });
+    await install(release);
+    const result = await runAsCronJob(release);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(outcomes(reportOf(result)), {
+      [`${namespace}/deploy-1`]: 'history-exceeded deleted',
+      [`${namespace}/deploy-2`]: 'dependent-kept kept',
+      [`${namespace}/deploy-3`]: 'history-kept kept',
+    });
+    // list alone on the kinds a run owns: no get, and no delete of a claim or Secret the runs' collector does not collect.
+    const granted = await allowed(release, namespace);
+    for (const verb of ['list persistentvolumeclaims', 'list pods', 'list secrets', 'list statefulsets']) assert.ok(granted.includes(verb), `${verb}: ${granted.join(', ')}`);
+    for (const verb of ['get secrets', 'delete secrets', 'get persistentvolumeclaims', 'delete persistentvolumeclaims', 'delete pods']) assert.ok(!granted.includes(verb), verb);
+  });
+
   test("a dry run's ServiceAccount may not delete: the API server refuses its DELETE (403); upgraded to live, the same token deletes", async () => {
     const seed = new Seeder(controlPlane.kubeConfig());
     await seed.namespace('dry-guard');
@@ -1614,7 +1650,9 @@ describe("each leftover collector under the chart's RBAC, with a token of the ch
     const body = { preconditions: { uid: made.metadata.uid, resourceVersion: made.metadata.resourceVersion }, propagationPolicy: 'Background' };
     assert.equal(await statusOf(custom.deleteNamespacedCustomObject({ ...runs, plural: 'pipelineruns', name: 'nightly-1', body })), 200);
     assert.equal(await statusOf(admin.getNamespacedCustomObject({ ...runs, plural: 'pipelineruns', name: 'nightly-1' })), 404);
-    assert.deepEqual(await allowed(release, namespace), [...RUNS_ALLOWED, ...NAMESPACES_ALLOWED, 'create events', 'delete pipelineruns'].sort());
+    // And list alone on what a run owns, for the retained objects that keep a run (resolutionrequests too, not in this matrix).
+    const runOwned = ['list persistentvolumeclaims', 'list pods', 'list secrets', 'list statefulsets'];
+    assert.deepEqual(await allowed(release, namespace), [...RUNS_ALLOWED, ...NAMESPACES_ALLOWED, ...runOwned, 'create events', 'delete pipelineruns'].sort());
 
     for (const [name, values] of [
       ['runs-dry', { collect: ['pipelineruns', 'taskruns'], keep: 3 }],

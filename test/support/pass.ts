@@ -89,6 +89,7 @@ export async function passInProcess(kubeConfig: KubeConfig, args: readonly strin
     listTargets: (apis, scope) => real.listTargets(apis, scope),
     listPods: (...args) => real.listPods(...args),
     listStatefulSets: (...args) => real.listStatefulSets(...args),
+    listRetainedOwned: (...args) => real.listRetainedOwned(...args),
     listClaims: (...args) => real.listClaims(...args),
     purgeClaimProtection: (...args) => real.purgeClaimProtection(...args),
     listRuns: async (...args) => {

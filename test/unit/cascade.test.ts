@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { cascadeOf, cascadeTotals, readTaskRunExtras, rootsKeptForDependents, RunChildren, withCascade, type CascadeRoot, type OwnedObject } from '../../src/core/cascade.js';
+import { cascadeOf, cascadeTotals, readTaskRunExtras, rootsKeptForDependents, RunChildren, toRetainedOwned, withCascade, type CascadeRoot, type OwnedObject } from '../../src/core/cascade.js';
 import { amendDecision, type Decision, type DecisionChange, type OwnerRef, type TargetRecord } from '../../src/core/types.js';
 
 const NS = 'ci';
@@ -189,10 +189,10 @@ describe('withCascade', () => {
     const claim = target('PersistentVolumeClaim', 'pvc-goes', { ownerReferences: ownedBy(goes), leftover: { marker: 'owned', bytes: { value: 1024 ** 3, from: 'capacity' } } });
     const retainedClaim = target('PersistentVolumeClaim', 'pvc-retained', { ownerReferences: ownedBy(keptForClaim) });
     const children = new RunChildren(new Set(['uid-child-owner']));
-    for (let i = 0; i < 3; i += 1) children.add({ namespace: NS, name: `goes-t${i}`, uid: `uid-goes-t${i}`, parent: { name: goes.name, uid: goes.uid }, podName: `goes-t${i}-pod` });
-    children.add({ namespace: NS, name: 'child-owner', uid: 'uid-child-owner', parent: { name: goes.name, uid: goes.uid } });
+    for (let i = 0; i < 3; i += 1) children.add({ kind: 'TaskRun', namespace: NS, name: `goes-t${i}`, uid: `uid-goes-t${i}`, parent: { name: goes.name, uid: goes.uid }, podName: `goes-t${i}-pod` });
+    children.add({ kind: 'TaskRun', namespace: NS, name: 'child-owner', uid: 'uid-child-owner', parent: { name: goes.name, uid: goes.uid } });
     const request = target('ResolutionRequest', 'req', { ownerReferences: [{ kind: 'TaskRun', name: 'child-owner', uid: 'uid-child-owner', controller: true }] });
-    children.add({ namespace: NS, name: 'running-child', uid: 'uid-running', parent: { name: keptForChild.name, uid: keptForChild.uid }, stays: 'has not finished (running)' });
+    children.add({ kind: 'TaskRun', namespace: NS, name: 'running-child', uid: 'uid-running', parent: { name: keptForChild.name, uid: keptForChild.uid }, stays: 'has not finished (running)' });
     const decisions = [
       decision(claim, 'delete', 'runs-finished'),
       decision(retainedClaim, 'keep', 'retained'),
@@ -221,15 +221,91 @@ describe('withCascade', () => {
     const [two, alsoTwo, bare, kept] = ['two', 'also-two', 'bare', 'kept'].map(runTarget) as [TargetRecord, TargetRecord, TargetRecord, TargetRecord];
     const children = new RunChildren(new Set());
     for (const parent of [two, alsoTwo, kept]) {
-      for (let i = 0; i < 2; i += 1) children.add({ namespace: NS, name: `${parent.name}-t${i}`, uid: `uid-${parent.name}-t${i}`, parent: { name: parent.name, uid: parent.uid }, podName: `${parent.name}-t${i}-pod` });
+      for (let i = 0; i < 2; i += 1) children.add({ kind: 'TaskRun', namespace: NS, name: `${parent.name}-t${i}`, uid: `uid-${parent.name}-t${i}`, parent: { name: parent.name, uid: parent.uid }, podName: `${parent.name}-t${i}-pod` });
     }
-    children.add({ namespace: NS, name: 'two-t2', uid: 'uid-two-t2', parent: { name: two.name, uid: two.uid } });
+    children.add({ kind: 'TaskRun', namespace: NS, name: 'two-t2', uid: 'uid-two-t2', parent: { name: two.name, uid: two.uid } });
     const decisions = [decision(two, 'delete', 'history-exceeded'), decision(alsoTwo, 'delete', 'ttl-expired'), decision(bare, 'delete', 'ttl-expired'), decision(kept, 'keep', 'history-kept')];
     const out = withCascade(decisions, { targets: decisions.map((d) => d.target), children });
     assert.deepEqual(out[0], { ...decisions[0], cascade: { objects: { TaskRun: 3, Pod: 2 } } });
     assert.deepEqual(out[1], { ...decisions[1], cascade: { objects: { TaskRun: 2, Pod: 2 } } });
     assert.deepEqual(out[2], { ...decisions[2], cascade: { objects: {} } });
     assert.equal(out[3], decisions[3]);
+  });
+
+  it('counts child PipelineRuns at any depth with their TaskRuns, Pods and what they own, and keeps the root while one below has not finished', () => {
+    const [release, quiet] = ['release', 'quiet'].map(runTarget) as [TargetRecord, TargetRecord];
+    const children = new RunChildren(new Set(['uid-g-t0']));
+    const child = (kind: 'PipelineRun' | 'TaskRun', name: string, parent: { name: string; uid: string }, more: { podName?: string; stays?: string } = {}) => {
+      children.add({ kind, namespace: NS, name, uid: `uid-${name}`, parent, ...more });
+      return { name, uid: `uid-${name}` };
+    };
+    // release -> release-build -> g (a PipelineRun of a PipelineRun of a PipelineRun), each with TaskRuns; g's TaskRun owns a claim.
+    // Listed grandchildren first: the census adds up whatever the order.
+    const build = { name: 'release-build', uid: 'uid-release-build' };
+    const g = { name: 'g', uid: 'uid-g' };
+    child('TaskRun', 'g-t0', g, { podName: 'g-t0-pod' });
+    child('PipelineRun', 'g', build);
+    child('TaskRun', 'release-build-t0', build, { podName: 'p0' });
+    child('PipelineRun', 'release-build', release);
+    child('TaskRun', 'release-t0', release, { podName: 'p1' });
+    const claim = target('PersistentVolumeClaim', 'g-claim', { ownerReferences: [{ kind: 'TaskRun', name: 'g-t0', uid: 'uid-g-t0', controller: true }], leftover: { marker: 'owned', bytes: { value: 1024, from: 'capacity' } } });
+    // quiet -> quiet-child, whose TaskRun has not finished: quiet stays for it.
+    const quietChild = child('PipelineRun', 'quiet-child', quiet);
+    child('TaskRun', 'quiet-child-t0', quietChild, { stays: 'has not finished (running)' });
+    const decisions = [decision(claim, 'delete', 'runs-finished'), decision(release, 'delete', 'history-exceeded'), decision(quiet, 'delete', 'ttl-expired')];
+    const out = withCascade(decisions, { targets: decisions.map((d) => d.target), children });
+    const by = new Map(out.map((d) => [d.target.name, d]));
+    assert.deepEqual(children.of(release.uid), { pipelineRuns: 2, taskRuns: 3, pods: 3 });
+    assert.deepEqual(by.get('release')?.cascade, { objects: { PipelineRun: 2, TaskRun: 3, Pod: 3, PersistentVolumeClaim: 1 }, bytes: 1024 });
+    assert.equal(by.get('g-claim')?.goesWith, 'PipelineRun/release');
+    assert.equal(by.get('quiet')?.reason, 'dependent-kept');
+    assert.match(by.get('quiet')?.message ?? '', /its PipelineRun quiet-child: its TaskRun quiet-child-t0 has not finished \(running\)$/);
+  });
+
+  it('keeps a run while a child PipelineRun of it has not finished or is retained', () => {
+    const [running, retained] = ['running', 'retained'].map(runTarget) as [TargetRecord, TargetRecord];
+    const children = new RunChildren(new Set());
+    children.add({ kind: 'PipelineRun', namespace: NS, name: 'running-build', uid: 'uid-rb', parent: { name: running.name, uid: running.uid }, stays: 'has not finished (running)' });
+    children.add({ kind: 'PipelineRun', namespace: NS, name: 'retained-build', uid: 'uid-tb', parent: { name: retained.name, uid: retained.uid }, stays: 'its label tekton-resource-gc.io/retain is "true"' });
+    const out = withCascade([decision(running, 'delete', 'history-exceeded'), decision(retained, 'delete', 'history-exceeded')], { targets: [running, retained], children });
+    assert.deepEqual(out.map((d) => [d.reason, d.message]), [
+      ['dependent-kept', 'history-exceeded because; but its PipelineRun running-build has not finished (running)'],
+      ['dependent-kept', 'history-exceeded because; but its PipelineRun retained-build its label tekton-resource-gc.io/retain is "true"'],
+    ]);
+  });
+
+  it('keeps a run while an object it owns, directly or through a TaskRun, carries the retain label, whatever collectors list', () => {
+    const [owner, throughChild, free] = ['owner', 'through-child', 'free'].map(runTarget) as [TargetRecord, TargetRecord, TargetRecord];
+    const key = 'tekton-resource-gc.io/retain';
+    const claim = toRetainedOwned({ metadata: { name: 'ws', namespace: NS, uid: 'uid-ws', labels: { [key]: 'true' }, ownerReferences: [{ apiVersion: 'tekton.dev/v1', kind: 'PipelineRun', name: owner.name, uid: owner.uid }] } }, 'PersistentVolumeClaim', key);
+    const pod = toRetainedOwned({ metadata: { name: 'tc-pod', namespace: NS, uid: 'uid-tc-pod', labels: { [key]: 'yes' }, ownerReferences: [{ apiVersion: 'tekton.dev/v1', kind: 'TaskRun', name: 'tc', uid: 'uid-tc' }] } }, 'Pod', key);
+    assert.ok(claim !== null && pod !== null);
+    const children = new RunChildren(new Set(['uid-tc']));
+    children.add({ kind: 'TaskRun', namespace: NS, name: 'tc', uid: 'uid-tc', parent: { name: throughChild.name, uid: throughChild.uid }, podName: 'tc-pod' });
+    const decisions = [decision(owner, 'delete', 'history-exceeded'), decision(throughChild, 'delete', 'ttl-expired'), decision(free, 'delete', 'ttl-expired')];
+    const out = withCascade(decisions, { targets: decisions.map((d) => d.target), children, retainedOwned: [claim, pod] });
+    assert.deepEqual(out.map((d) => [d.target.name, d.reason, d.message]), [
+      ['owner', 'dependent-kept', `history-exceeded because; but its PersistentVolumeClaim ws would go with it and is kept (retained: its label ${key} is "true")`],
+      ['through-child', 'dependent-kept', `ttl-expired because; but its Pod tc-pod would go with it and is kept (retained: its label ${key} is "yes")`],
+      ['free', 'ttl-expired', 'ttl-expired because'],
+    ]);
+    // Without the retained objects (today's pass with only the runs collected), both would go.
+    assert.deepEqual(withCascade(decisions, { targets: decisions.map((d) => d.target), children }).map((d) => d.action), ['delete', 'delete', 'delete']);
+  });
+
+  it('reads a retained object a run may own: null when "false", ownerless or unidentified', () => {
+    const key = 'tekton-resource-gc.io/retain';
+    const owners = [{ apiVersion: 'tekton.dev/v1', kind: 'PipelineRun', name: 'p', uid: 'u-p', controller: true }];
+    const rows: [string, unknown, string | null][] = [
+      ['a label that retains', { metadata: { name: 'c', namespace: NS, uid: 'u-c', labels: { [key]: 'true' }, ownerReferences: owners } }, `its label ${key} is "true"`],
+      ['the label, before an annotation', { metadata: { name: 'c', namespace: NS, uid: 'u-c', labels: { [key]: 'x' }, annotations: { [key]: 'true' }, ownerReferences: owners } }, `its label ${key} is "x"`],
+      ['"false" retains nothing', { metadata: { name: 'c', namespace: NS, uid: 'u-c', labels: { [key]: 'false' }, ownerReferences: owners } }, null],
+      ['no owner: no run takes it', { metadata: { name: 'c', namespace: NS, uid: 'u-c', labels: { [key]: 'true' } } }, null],
+      ['only unreadable owners', { metadata: { name: 'c', namespace: NS, uid: 'u-c', labels: { [key]: 'true' }, ownerReferences: [{ kind: 'PipelineRun' }] } }, null],
+      ['no uid', { metadata: { name: 'c', namespace: NS, labels: { [key]: 'true' }, ownerReferences: owners } }, null],
+    ];
+    for (const [why, item, retained] of rows) assert.equal(toRetainedOwned(item, 'PersistentVolumeClaim', key)?.retained ?? null, retained, why);
+    assert.deepEqual(toRetainedOwned(rows[0]?.[1], 'PersistentVolumeClaim', key)?.ownerReferences, [{ kind: 'PipelineRun', name: 'p', uid: 'u-p', controller: true }]);
   });
 
   it('reads a TaskRun’s Pod and retain leniently: any value but "false" retains', () => {

@@ -51,6 +51,9 @@ const LIVE = { dryRun: false };
 const RUNS = 'tekton.dev pipelineruns,taskruns [] get,list';
 const NAMESPACES = ' namespaces [] get,list';
 const EVENTS = 'events.k8s.io events [] create';
+/** With a run collector: the kinds a run owns, listed by the retain label (kube/cluster.ts listRetainedOwned), list alone. */
+const RUN_OWNED = [' persistentvolumeclaims,pods,secrets [] list', 'apps statefulsets [] list', 'resolution.tekton.dev resolutionrequests [] list'];
+const withRunOwned = (rules: readonly string[]): string[] => [...rules, ...RUN_OWNED].sort();
 
 describe('the defaults render exactly as before collectors existed', () => {
   it('the default release (a dry run of every namespace): the same objects, rules, args and variables, byte for byte', async () => {
@@ -111,22 +114,24 @@ describe('RBAC per collector: rules only for the collectors on', () => {
   });
 
   it('runs: delete on pipelineruns or taskruns only when live and that run collector is named; list as before', async () => {
-    assert.deepEqual(await clusterRules({ ...LIVE, collect: ['pipelineruns'] }), [NAMESPACES, EVENTS, 'tekton.dev pipelineruns [] delete', RUNS]);
-    assert.deepEqual(await clusterRules({ ...LIVE, collect: ['taskruns'] }), [NAMESPACES, EVENTS, RUNS, 'tekton.dev taskruns [] delete']);
-    assert.deepEqual(await clusterRules({ ...LIVE, collect: ['pipelineresources', 'pipelineruns', 'taskruns'] }), [
-      NAMESPACES,
-      EVENTS,
-      'tekton.dev pipelineresources [] get,list,delete',
-      'tekton.dev pipelineruns,taskruns [] delete',
-      RUNS,
-    ]);
-    // A dry run, or a release that names no run collector, may not delete a run.
-    assert.deepEqual(await clusterRules({ collect: ['pipelineruns', 'taskruns'] }), [NAMESPACES, EVENTS, RUNS]);
+    assert.deepEqual(await clusterRules({ ...LIVE, collect: ['pipelineruns'] }), withRunOwned([NAMESPACES, EVENTS, 'tekton.dev pipelineruns [] delete', RUNS]));
+    assert.deepEqual(await clusterRules({ ...LIVE, collect: ['taskruns'] }), withRunOwned([NAMESPACES, EVENTS, RUNS, 'tekton.dev taskruns [] delete']));
+    assert.deepEqual(
+      await clusterRules({ ...LIVE, collect: ['pipelineresources', 'pipelineruns', 'taskruns'] }),
+      withRunOwned([NAMESPACES, EVENTS, 'tekton.dev pipelineresources [] get,list,delete', 'tekton.dev pipelineruns,taskruns [] delete', RUNS]),
+    );
+    // A dry run, or a release that names no run collector, may not delete a run; the kinds a run owns are listed all the same.
+    assert.deepEqual(await clusterRules({ collect: ['pipelineruns', 'taskruns'] }), withRunOwned([NAMESPACES, EVENTS, RUNS]));
+    // Without a run collector, those lists are not granted.
+    assert.deepEqual(await clusterRules({ collect: ['pipelineresources'] }), [NAMESPACES, EVENTS, 'tekton.dev pipelineresources [] get,list', RUNS]);
     assert.ok(!(await clusterRules({ ...LIVE, collect: ['workspace-pvcs'] })).some((rule) => rule.startsWith('tekton.dev pipelineruns') && writes(rule)));
     // Named namespaces: the same rules in each Role.
     const roles = (await render({ ...LIVE, collect: ['pipelineruns'], namespaces: ['ci'] })).filter((object) => object.kind === 'Role');
     assert.ok(roles.length > 0);
-    for (const role of roles) assert.ok(rulesOf((role as V1Role).rules).includes('tekton.dev pipelineruns [] delete'), role.metadata.name);
+    for (const role of roles) {
+      assert.ok(rulesOf((role as V1Role).rules).includes('tekton.dev pipelineruns [] delete'), role.metadata.name);
+      for (const rule of RUN_OWNED) assert.ok(rulesOf((role as V1Role).rules).includes(rule), `${role.metadata.name}: ${rule}`);
+    }
   });
 
   it("runs: the runs' settings go as flags only when set, and only with a run collector", async () => {

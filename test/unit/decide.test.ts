@@ -1383,6 +1383,28 @@ describe('decide: the decisions as a whole', () => {
     assert.deepEqual(decision?.references, expected);
   });
 
+  it('a run below a child PipelineRun counts running while any PipelineRun above it runs, at any depth; a loop of owners ends', () => {
+    // release (running) -> release-build (succeeded) -> deep (succeeded) -> deep-compile (a TaskRun, succeeded).
+    const runs = [
+      activeRun('release', []),
+      run('release-build', [], { parentPipelineRun: { name: 'release', uid: 'uid-release' } }),
+      run('deep', [], { parentPipelineRun: { name: 'release-build', uid: 'uid-release-build' } }),
+      run('deep-compile', ['t'], { kind: 'TaskRun', parentPipelineRun: { name: 'deep', uid: 'uid-deep' } }),
+      // Two finished PipelineRuns that own each other (never made by Tekton): finished.
+      run('loop-a', ['t'], { parentPipelineRun: { name: 'loop-b', uid: 'uid-loop-b' } }),
+      run('loop-b', [], { parentPipelineRun: { name: 'loop-a', uid: 'uid-loop-a' } }),
+    ];
+    const [decision] = decide({ targets: [target('t')], runs, namespaces: new Map() }, POLICY, NOW);
+    assert.deepEqual(
+      decision?.references.map((ref) => [ref.kind, ref.name, ref.state]),
+      [
+        ['PipelineRun', 'loop-a', 'succeeded'],
+        ['TaskRun', 'deep-compile', 'running'],
+      ],
+    );
+    assert.equal(decision?.action, 'keep');
+  });
+
   it('a run that names the target and owns it is listed once, as spec', () => {
     const owner = run('owner', ['t']);
     const [decision] = decide({ targets: [target('t', { ownerReferences: [ownerRef(owner)] })], runs: [owner], namespaces: new Map() }, POLICY, NOW);

@@ -282,8 +282,18 @@ describe('the runs: as the pass decides them', () => {
     const labelledOnly = (value: string) => ({ metadata: { name: 'l', namespace: 'ci', uid: 'u-l', resourceVersion: '1', creationTimestamp: at(-DAY), labels: { 'tekton.dev/task': 'lint', 'tekton.dev/pipelineRun': value } } });
     assert.equal(toRunTarget(labelledOnly('p'), toRunRecord(labelledOnly('p'), 'TaskRun')), null);
     assert.equal(toRunTarget(labelledOnly(''), toRunRecord(labelledOnly(''), 'TaskRun'))?.name, 'l');
-    // A PipelineRun carries no such label: the rule is the TaskRuns'.
-    assert.equal(toRunTarget(labelledOnly('p'), toRunRecord(labelledOnly('p'), 'PipelineRun'))?.name, 'l');
+    // A child (pipeline-in-pipeline) PipelineRun carries the same label and ownerReference
+    // (tektoncd/pipeline pipelinerun.go:1213, :1863): either makes it no target; with neither, it is one.
+    assert.equal(toRunTarget(labelledOnly('p'), toRunRecord(labelledOnly('p'), 'PipelineRun')), null);
+    assert.equal(toRunTarget(labelledOnly(''), toRunRecord(labelledOnly(''), 'PipelineRun'))?.name, 'l');
+    const childPipelineRun = toRunRecord(
+      {
+        metadata: { name: 'release-build', namespace: 'ci', uid: 'u-rb', resourceVersion: '1', creationTimestamp: at(-DAY), ownerReferences: [{ apiVersion: 'tekton.dev/v1', kind: 'PipelineRun', name: 'release', uid: 'u-r', controller: true }] },
+      },
+      'PipelineRun',
+    );
+    assert.deepEqual(childPipelineRun.parentPipelineRun, { name: 'release', uid: 'u-r' });
+    assert.equal(toRunTarget({ metadata: { creationTimestamp: at(-DAY) } }, childPipelineRun), null);
     const decisions = decide({ targets: history(2), runs: [], namespaces: new Map() }, policy({ keepSuccessful: 1 }), NOW);
     assert.deepEqual(decisions.map((d) => [d.target.name, d.action]), [['r1', 'keep'], ['r2', 'delete']]);
     for (const d of decisions) assert.ok(COLLECTORS.pipelineruns.table.includes(d.reason));

@@ -155,9 +155,12 @@ describe('toRunRecord', () => {
     });
   }
 
-  it('a PipelineRun kind has no parent to look for', () => {
+  it('a child (pipeline-in-pipeline) PipelineRun has its parent PipelineRun, as a child TaskRun does', () => {
+    // tektoncd/pipeline pkg/reconciler/pipelinerun/pipelinerun.go:1213: NewControllerRef(pr) on the child.
     const owners = [{ apiVersion: 'tekton.dev/v1beta1', kind: 'PipelineRun', name: 'outer', uid: 'u' }];
-    assert.equal(toRunRecord(runObject({}, { metadata: { ownerReferences: owners } }), 'PipelineRun').parentPipelineRun, undefined);
+    assert.deepEqual(toRunRecord(runObject({}, { metadata: { ownerReferences: owners } }), 'PipelineRun').parentPipelineRun, { name: 'outer', uid: 'u' });
+    const foreign = [{ apiVersion: 'example.com/v1', kind: 'PipelineRun', name: 'outer', uid: 'u' }];
+    assert.equal(toRunRecord(runObject({}, { metadata: { ownerReferences: foreign } }), 'PipelineRun').parentPipelineRun, undefined);
   });
 
   it('references: the union of every place, whatever the version listed through', () => {
