@@ -405,7 +405,7 @@ class SettingsReader {
     const onNamespace = namespace === undefined ? {} : this.namespaceLevel(namespace);
     if (namespace !== undefined) invalid.push(...(this.namespaces.get(namespace.name)?.invalid ?? EMPTY_LIST));
     const external: ExternalRunLimits | undefined = this.runPolicy.external?.(run, group);
-    const fromExternal: Level = external === undefined ? {} : levelOf(external, external.from);
+    const fromExternal: Level = external === undefined ? {} : levelOf(external, external.from, {}, external.fieldFrom);
     const pick = <K extends keyof Level>(key: K): Level[K] => onRun[key] ?? onNamespace[key] ?? fromExternal[key] ?? this.fromFlags[key];
     const keepSuccessful = pick('keepSuccessful');
     const keepFailed = pick('keepFailed');
@@ -430,12 +430,13 @@ interface Level {
   ttl?: Applied<RetentionDuration>;
 }
 
-function levelOf(limits: { keepSuccessful?: number; keepFailed?: number; ttl?: RetentionDuration }, from: string, flags: RunPolicy['limitFlags'] = {}): Level {
-  const flagged = (flag: string): string => (from === 'the flag' ? flag : from);
+/** A level's settings, each named by where it was set: `each`'s own (ExternalRunLimits.fieldFrom), else `from`, for the flags their flag. */
+function levelOf(limits: { keepSuccessful?: number; keepFailed?: number; ttl?: RetentionDuration }, from: string, flags: RunPolicy['limitFlags'] = {}, each: ExternalRunLimits['fieldFrom'] = {}): Level {
+  const flagged = (own: string | undefined, flag: string): string => own ?? (from === 'the flag' ? flag : from);
   return {
-    ...(limits.keepSuccessful !== undefined && { keepSuccessful: { value: limits.keepSuccessful, from: flagged(flags.keepSuccessful ?? '--keep-successful') } }),
-    ...(limits.keepFailed !== undefined && { keepFailed: { value: limits.keepFailed, from: flagged(flags.keepFailed ?? '--keep-failed') } }),
-    ...(limits.ttl !== undefined && { ttl: { value: limits.ttl, from: flagged('--run-ttl') } }),
+    ...(limits.keepSuccessful !== undefined && { keepSuccessful: { value: limits.keepSuccessful, from: flagged(each.keepSuccessful, flags.keepSuccessful ?? '--keep-successful') } }),
+    ...(limits.keepFailed !== undefined && { keepFailed: { value: limits.keepFailed, from: flagged(each.keepFailed, flags.keepFailed ?? '--keep-failed') } }),
+    ...(limits.ttl !== undefined && { ttl: { value: limits.ttl, from: flagged(each.ttl, '--run-ttl') } }),
   };
 }
 

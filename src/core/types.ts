@@ -381,6 +381,8 @@ export interface RunLimits {
 export interface ExternalRunLimits extends RunLimits {
   /** Where they were set, e.g. `ConfigMap tekton-pipelines/tekton-pruner-default-spec`. */
   from: string;
+  /** Where each was set, when the source tells them apart (pruner: the field of the ConfigMap that gave it); `from` for one not here. */
+  fieldFrom?: { keepSuccessful?: string; keepFailed?: string; ttl?: string };
 }
 
 /**
