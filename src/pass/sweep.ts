@@ -1,4 +1,4 @@
-import { breachText, capBreaches, type CapBreach } from './caps.js';
+import { breachText, capBreaches, sentNothing, type CapBreach } from './caps.js';
 import { COLLECTORS, DEFAULT_COLLECTORS, collectorOf, isCollectorName, type Collector } from '../core/collectors.js';
 import { SharedStrings, type RunTargetReading } from '../core/runtargets.js';
 import { parseLabelSelector, selectorKeys } from '../core/labelselector.js';
@@ -237,7 +237,8 @@ async function chooseCandidates(pass: Pass, apis: ServedApis, decided: { decisio
 
 /**
  * A dry run ends here: the caps a live pass would exceed are warned about, its candidates
- * get their Events, and the plan it was asked to write is made.
+ * get their Events, and the plan it was asked to write is made. A candidate already being
+ * deleted that a live pass sends nothing is `terminating`, as the live pass reports it.
  */
 async function dryRunEnding(pass: Pass, decided: { decidedAt: Date; runsRead: number }, chosen: Chosen): Promise<Ending> {
   const { config, deps, plans } = pass;
@@ -252,9 +253,12 @@ async function dryRunEnding(pass: Pass, decided: { decidedAt: Date; runsRead: nu
     pass.warnings.push(warning);
     deps.log.warn(breachLog(breach), warning);
   }
-  await recordEvents(deps, chosen.candidates.map((decision) => ({ decision, result: 'would-delete' as const })));
+  // One already being deleted is reported as the live pass will: terminating, sent nothing, no Event (caps.ts sentNothing).
+  const results = new Map(chosen.known);
+  for (const decision of chosen.candidates) if (sentNothing(decision.target, config.pvcFinalizer)) results.set(decision.target.uid, 'terminating');
+  await recordEvents(deps, chosen.candidates.filter((decision) => !results.has(decision.target.uid)).map((decision) => ({ decision, result: 'would-delete' as const })));
   const plan = plans.write === undefined ? undefined : buildPlan({ decisions: chosen.decisions, settings: planSettings(pass.settings), cluster: plans.write.cluster, createdAt: decided.decidedAt });
-  return { kind: 'ended', exitCode: EXIT_OK, runs: decided.runsRead, decisions: chosen.decisions, results: chosen.known, ...(plan !== undefined && { plan }) };
+  return { kind: 'ended', exitCode: EXIT_OK, runs: decided.runsRead, decisions: chosen.decisions, results, ...(plan !== undefined && { plan }) };
 }
 
 /** A breach's log fields: the count and the limit under the name of the cap. */
