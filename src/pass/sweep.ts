@@ -410,8 +410,9 @@ function unservedRunKinds(apis: ServedApis): string[] {
  * are read only in the namespaces that hold targets in scope: a run names targets in its own
  * namespace only (core/kinds.ts, refs.ts), a target's ownerReferences never leave its
  * namespace, nor a child TaskRun's, so a run anywhere else cannot change a decision.
+ * `explain` of a run reads the same, in the run's namespace (cli/explaincmd.ts).
  */
-async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope, options: { recheck: boolean; policy: Policy }): Promise<{ listed: DatedView; runsRead: number }> {
+export async function readCluster(deps: ReadDeps, apis: ServedApis, scope: Scope, options: ReadOptions): Promise<{ listed: DatedView; runsRead: number }> {
   const readAt = deps.now().getTime();
   deps.progress?.update({ stage: 'listing-targets' });
   const targets = inScope(await deps.cluster.listTargets(apis, scope), scope);
@@ -419,13 +420,20 @@ async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope, opti
   const targetNamespaces = [...new Set(targets.map((target) => target.namespace))].sort();
   // Runs no decision reads are counted and forgotten as they are read (core/needed.ts); a
   // pass that re-checks keeps their versions, to tell them from new runs.
-  const passedOver = new PassedOverRuns(runsNeededBy(targets), { versions: options.recheck, strings: targetStrings(targets), releasing: releasingOwners(targets) });
+  // explain keeps every run: it names the PipelineRun a child TaskRun goes with.
+  const needed = options.explain === undefined ? runsNeededBy(targets) : () => true;
+  const passedOver = new PassedOverRuns(needed, { versions: options.recheck, strings: targetStrings(targets), releasing: releasingOwners(targets) });
   // With a run collector on, the runs are targets too: read in every namespace in scope, from the same listing.
   const children = collectsRunTargets(apis) ? new RunChildren(ownerUids(targets)) : undefined;
   const runTargets =
     children === undefined
       ? undefined
-      : { reading: runTargetReading(options.policy), targets: [] as TargetRecord[], children: { add: (taskRun: TaskRunReading) => children.add(taskRun), retainKey: retentionKeys(options.policy.labelPrefix).retain } };
+      : {
+          reading: runTargetReading(options.policy),
+          targets: [] as TargetRecord[],
+          children: { add: (taskRun: TaskRunReading) => children.add(taskRun), retainKey: retentionKeys(options.policy.labelPrefix).retain },
+          ...(options.explain !== undefined && { labelledOnly: options.explain.labelledOnly }),
+        };
   const runs = await deps.cluster.listRuns(apis, scope, runTargets === undefined ? targetNamespaces : undefined, passedOver, runTargets);
   // One push per record: a spread of tens of thousands overflows the call stack.
   for (const target of runTargets?.targets ?? []) targets.push(target);
@@ -435,8 +443,8 @@ async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope, opti
   const namespaces = await deps.cluster.readNamespaces(scope);
   const runsRead = runs.length + passedOver.count;
   deps.progress?.update({ stage: 'deciding', targets: targets.length, runs: runsRead });
-  deps.log.debug({ targets: targets.length, runs: runsRead, runsKept: runs.length, targetNamespaces: targetNamespaces.length, namespaces: namespaces.size, ...(pods !== undefined && { pods: pods.length }), ...(statefulSets !== undefined && { statefulSets: statefulSets.length }) }, 'cluster read');
-  logReadProblems(deps.log, runs);
+  deps.log?.debug({ targets: targets.length, runs: runsRead, runsKept: runs.length, targetNamespaces: targetNamespaces.length, namespaces: namespaces.size, ...(pods !== undefined && { pods: pods.length }), ...(statefulSets !== undefined && { statefulSets: statefulSets.length }) }, 'cluster read');
+  if (deps.log !== undefined) logReadProblems(deps.log, runs);
   const view: ClusterView = { targets, runs, namespaces, ...(pods !== undefined && { pods }), ...(statefulSets !== undefined && { statefulSets }), ...(children !== undefined && { children }) };
   const listed: DatedView = {
     view,
@@ -446,6 +454,25 @@ async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope, opti
     ...(runTargets !== undefined && { runTargets: runTargets.reading }),
   };
   return { listed, runsRead };
+}
+
+/** What readCluster reads with: a pass's deps, or explain's (which logs nothing). */
+export interface ReadDeps {
+  cluster: Pick<KubeCluster, 'listTargets' | 'listRuns' | 'listPods' | 'listStatefulSets' | 'readNamespaces'>;
+  now: () => Date;
+  progress?: Progress;
+  log?: Logger;
+}
+
+/**
+ * `recheck`: a pass that re-checks keeps the versions of the runs it passes over. `explain`:
+ * every run is kept (the decisions are the same: core/needed.ts), and each TaskRun no target by
+ * its tekton.dev/pipelineRun label alone is noted, for explain to name that PipelineRun.
+ */
+export interface ReadOptions {
+  recheck: boolean;
+  policy: Policy;
+  explain?: { labelledOnly: Map<string, string> };
 }
 
 /** What a pass read and decided: the listing itself is kept only for a pass that re-checks it before deleting. */
