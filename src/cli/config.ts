@@ -141,6 +141,13 @@ function explainInvocation(given: ReadonlyMap<FlagName, string[]>, operands: rea
     if (sources.has('pruner-config')) {
       throw new ConfigError(`--pruner-config: tektoncd/pruner's policies decide only runs, explained as pipelinerun/NAMESPACE/NAME or taskrun/NAMESPACE/NAME, such as ${EXPLAIN_RUN_EXAMPLE} --pruner-config tekton-pipelines`);
     }
+    // Only a run is decided with other collectors' targets (what goes with it); any other kind as its collector alone.
+    if (sources.get('collect')?.origin === envVarName('collect')) sources.delete('collect');
+    if (sources.has('collect')) {
+      throw new ConfigError(
+        `--collect: explain of a ${COLLECTORS[target.collector].kind} decides it as its collector alone; --collect names what goes with a run, explained as pipelinerun/NAMESPACE/NAME or taskrun/NAMESPACE/NAME, such as ${EXPLAIN_RUN_EXAMPLE} --collect pipelineruns,workspace-pvcs`,
+      );
+    }
   }
   // explain decides as a pass that collects the target's kind.
   const config = toConfig(new Settings(sources), target.collector);
@@ -195,7 +202,8 @@ function toConfig(settings: Settings, explained?: CollectorName, applying = fals
     const value = spec.read(settings.reader(flag)) ?? (Array.isArray(spec.default) ? [...(spec.default as unknown[])] : spec.default);
     if (value !== undefined) config[spec.key] = value;
   }
-  if (explained !== undefined) config.collect = [explained];
+  // explain decides as a pass that collects the target's kind, and for a run the collectors --collect names beside it (what goes with it).
+  if (explained !== undefined) config.collect = settings.has('collect') ? COLLECTOR_NAMES.filter((name) => name === explained || (config.collect as readonly CollectorName[]).includes(name)) : [explained];
   // Each row's read gives its key's type (FlagSpec), and every setting without a `?` has a default.
   const built = config as Config;
   checkBetweenFlags(built, settings, explained !== undefined, applying);

@@ -8,10 +8,8 @@ import { COLLECTORS } from '../core/collectors.js';
 import { explain, explainRun, scopeVerdict, type Explanation, type RunSettingOrigins } from '../core/explain.js';
 import { runSelection } from '../core/labelselector.js';
 import { readPrunerConfig, withPrunerPolicy, type PrunerConfig, type PrunerConfigMaps } from '../core/prunerconfig.js';
-import type { TargetRecord } from '../core/types.js';
 import type { KubeCluster, Scope, ServedApis } from '../kube/cluster.js';
-import { readRunDependents } from '../pass/dependents.js';
-import { runTargetReading, type SweepDeps } from '../pass/sweep.js';
+import { readCluster, type SweepDeps } from '../pass/sweep.js';
 
 /** `not-served`: the kind cannot be explained on this cluster, and `why` says so in one line. */
 export type ExplainOutcome = { kind: 'not-served'; why: string } | { kind: 'not-found' } | { kind: 'not-a-target'; why: string } | { kind: 'done'; explanation: Explanation };
@@ -27,7 +25,8 @@ export async function explainTarget(
   deps: ExplainDeps,
 ): Promise<ExplainOutcome> {
   const collector = COLLECTORS[name.collector];
-  const apis = await deps.cluster.discover([name.collector]);
+  // A run is decided with what goes with it: the targets of every collector that is on (config.ts).
+  const apis = await deps.cluster.discover(collector.decides === 'history' ? config.collect : [name.collector]);
   if (apis.targets[name.collector] === undefined) {
     return { kind: 'not-served', why: `${apis.skipped.map((skip) => skip.missing).join('; ')}: there is nothing to explain` };
   }
@@ -51,7 +50,7 @@ export async function explainTarget(
   return { kind: 'done', explanation };
 }
 
-type ExplainDeps = Pick<SweepDeps, 'now'> & { cluster: Pick<KubeCluster, 'discover' | 'readObject' | 'listRuns' | 'listRetainedOwned' | 'listPods' | 'listStatefulSets' | 'readNamespaces' | 'targetMatches' | 'readPrunerConfigMaps'> };
+type ExplainDeps = Pick<SweepDeps, 'now'> & { cluster: Pick<KubeCluster, 'discover' | 'readObject' | 'listTargets' | 'listRuns' | 'listRetainedOwned' | 'listPods' | 'listStatefulSets' | 'readNamespaces' | 'targetMatches' | 'readPrunerConfigMaps'> };
 
 /** pruner's ConfigMaps as read; one that cannot be read ends explain with its one line, as it ends a pass. */
 function prunerPolicies(maps: PrunerConfigMaps): PrunerConfig {
@@ -61,10 +60,12 @@ function prunerPolicies(maps: PrunerConfigMaps): PrunerConfig {
 }
 
 /**
- * A run: its namespace's runs listed as a pass lists them (the same listing, the same
- * records as targets), the namespace read, and the run decided with the others of its
- * namespace, which is all its history reads (history.ts runDecisionsIn). A TaskRun a
- * PipelineRun owns is no target: it goes with its parent, which explain names.
+ * A run: its namespace read as a pass reads it (pass/sweep.ts readCluster: the targets of the
+ * collectors that are on, the runs as targets with their TaskRuns' census, the Pods and
+ * StatefulSets the leftovers' rules read, the namespace), and the run decided by the pass's
+ * own path (explain.ts explainRun): its history is its namespace's, and what goes with it is
+ * its namespace's too. A TaskRun a PipelineRun owns is no target: it goes with its parent,
+ * which explain names.
  */
 async function explainRunTarget(config: Config, name: TargetName, apis: ServedApis, deps: ExplainDeps): Promise<ExplainOutcome> {
   const { kind } = COLLECTORS[name.collector];
@@ -72,15 +73,12 @@ async function explainRunTarget(config: Config, name: TargetName, apis: ServedAp
   const only: Scope = { namespaces: [name.namespace], excludeNamespaces: [], selector: '' };
   // --pruner-config: pruner's global ConfigMap and the run's namespace's, as a pass reads them.
   const policy = prunerConfig === undefined ? flagged : withPrunerPolicy(flagged, prunerPolicies(await deps.cluster.readPrunerConfigMaps(prunerConfig, only)));
-  // What goes with the runs, read as a pass reads it (pass/dependents.ts), in this namespace.
-  const dependents = await readRunDependents(deps.cluster, apis, { scope: only, labelPrefix: policy.labelPrefix, namespaces: [name.namespace] }, []);
-  const sink = { reading: runTargetReading(policy), targets: [] as TargetRecord[], labelledOnly: new Map<string, string>(), children: dependents.sink };
-  const runs = await deps.cluster.listRuns(apis, only, [name.namespace], undefined, sink);
-  const target = sink.targets.find((one) => one.kind === kind && one.name === name.name);
+  const labelledOnly = new Map<string, string>();
+  const { view } = (await readCluster(deps, apis, only, { recheck: false, policy, explain: { labelledOnly } })).listed;
+  const target = view.targets.find((one) => one.kind === kind && one.name === name.name);
   if (target === undefined) {
-    // A TaskRun or child PipelineRun of a PipelineRun is no target (core/runtargets.ts toRunTarget): it goes with that run.
-    const parent = runs.find((run) => run.kind === kind && run.name === name.name)?.parentPipelineRun;
-    const labelled = sink.labelledOnly.get(`${kind}/${name.namespace}/${name.name}`);
+    const parent = view.runs.find((run) => run.kind === kind && run.name === name.name)?.parentPipelineRun;
+    const labelled = labelledOnly.get(`${kind}/${name.namespace}/${name.name}`);
     if (parent !== undefined) {
       return {
         kind: 'not-a-target',
@@ -93,7 +91,6 @@ async function explainRunTarget(config: Config, name: TargetName, apis: ServedAp
       why: `${kind} ${name.namespace}/${name.name} is not a target of ${name.collector}: no PipelineRun owns it, but its tekton.dev/pipelineRun label names PipelineRun ${name.namespace}/${labelled}, so it is taken for that run's and never deleted alone (delete it by hand once no run of that name is running)`,
     };
   }
-  const namespaces = await deps.cluster.readNamespaces(only);
   // --selector picks the runs a pass decides and may delete, by the labels the listing kept for it
   // (core/labelselector.ts); the run is decided all the same, ranked among its whole group.
   const selects = runSelection(policy.runs?.selector);
@@ -106,10 +103,6 @@ async function explainRunTarget(config: Config, name: TargetName, apis: ServedAp
     'keep-failed': settingOrigin(config, 'keep-failed'),
     'run-ttl': settingOrigin(config, 'run-ttl'),
   };
-  const explanation = explainRun(
-    { target, runs: sink.targets, namespace: namespaces.get(name.namespace), scope: verdict, origins, dependents: { children: dependents.children, retainedOwned: dependents.retainedOwned } },
-    policy,
-    deps.now(),
-  );
+  const explanation = explainRun({ target, view, scope: verdict, origins }, policy, deps.now());
   return { kind: 'done', explanation };
 }

@@ -255,11 +255,11 @@ export const FLAGS = {
     read: (from) => inDeleteOrder(from.list(parseCollector)),
     value: 'LIST',
     help: wrapped(
-      `What to collect, comma-separated or repeated: ${COLLECTOR_NAMES.map((name) => `${name} (${COLLECTORS[name].describes})`).join('; ')}. A target is deleted once no run that links it needs it any more (explain says why for one). There is no all: name each, so that no upgrade turns a new collector on. Each needs its own RBAC.`,
+      `What to collect, comma-separated or repeated: ${COLLECTOR_NAMES.map((name) => `${name} (${COLLECTORS[name].describes})`).join('; ')}. A target is deleted once no run that links it needs it any more (explain says why for one). There is no all: name each, so that no upgrade turns a new collector on. Each needs its own RBAC. explain of a run reads the targets of the collectors named beside it in its namespace, as a pass with them on does (a run stays while something that goes with it is kept).`,
     ),
     example: '--collect pipelineresources,workspace-pvcs',
     chart: { value: 'collect', as: 'arg' },
-    commands: PASS,
+    commands: EVERY,
   }),
   'pvc-finalizer': flag({
     kind: 'value',

@@ -43,7 +43,9 @@ Usage:
   connection flags. A PipelineRun or standalone TaskRun is decided with the runs of its
   namespace, as a pass decides it: its group, its place in it, the history limit and run TTL
   with where each was set, and when it would go; it takes the runs' flags too (--keep,
-  --keep-successful, --keep-failed, --run-ttl, --group-by, --require-results-stored).
+  --keep-successful, --keep-failed, --run-ttl, --group-by, --require-results-stored), and
+  --collect: its TaskRuns and, for the collectors named, the targets that would go with it
+  are read as a pass reads them, and the run decided as that pass decides it.
 ${wrapped(`KIND is ${explainKindsHelp()}.`)
   .map((line) => `  ${line}`)
   .join('\n')}

@@ -315,6 +315,15 @@ const COUNTED_KINDS: ReadonlySet<string> = new Set<string>(CASCADE_KINDS);
 
 const NOTHING_OWNED: { kept: ReadonlyMap<string, OwnedObject>; cascade: Cascade<OwnedObject> } = { kept: new Map(), cascade: { byRoot: new Map(), size: 0 } };
 
+/** How withCascade reads the decision of each item it is given, and puts an amended one back. */
+export interface DecisionOf<T> {
+  decision: (item: T) => Decision;
+  amended: (item: T, decision: Decision) => T;
+}
+
+/** Plain decisions: a pass's, whose facts are dropped as each is decided. */
+const PLAIN: DecisionOf<Decision> = { decision: (decision) => decision, amended: (_, decision) => decision };
+
 /**
  * The pass's decisions with what goes with each run it deletes (docs/spec.md, "What goes with
  * a run"). Decisions come in and go out in the same order; only these change:
@@ -326,21 +335,31 @@ const NOTHING_OWNED: { kept: ReadonlyMap<string, OwnedObject>; cascade: Cascade<
  *   and the listed targets that go with it, with their claims' bytes;
  * - a target its own collector deletes that also goes with a run says which (`goesWith`),
  *   so that a reader counts it once: it is in the run's cascade and its collector's deletes.
+ * A run already being deleted (`deletionTimestamp`) is no root: the pass sends it nothing
+ * (it is reported `terminating`), so nothing goes by this pass's hand and nothing it owns can
+ * keep it; Kubernetes' garbage collector takes what it owns whatever the pass decides.
+ * `as` reads each item's decision (explain's items carry their facts: decide.ts decideWithFacts).
  */
-export function withCascade(decisions: readonly Decision[], view: Pick<ClusterView, 'targets' | 'children' | 'retainedOwned'>): Decision[] {
+export function withCascade(decisions: readonly Decision[], view: Pick<ClusterView, 'targets' | 'children' | 'retainedOwned'>): Decision[];
+export function withCascade<T>(items: readonly T[], view: Pick<ClusterView, 'targets' | 'children' | 'retainedOwned'>, as: DecisionOf<T>): T[];
+export function withCascade<T>(items: readonly T[], view: Pick<ClusterView, 'targets' | 'children' | 'retainedOwned'>, as: DecisionOf<T> = PLAIN as unknown as DecisionOf<T>): T[] {
   const children = view.children;
   const roots: CascadeRoot[] = [];
   const stays = new Map<string, string>();
-  for (const decision of decisions) {
+  for (const item of items) {
+    const decision = as.decision(item);
     const { target } = decision;
-    if (target.run === undefined || decision.action !== 'delete') continue;
+    if (!isRoot(decision)) continue;
     const why = children?.stays(target.uid);
     if (why !== undefined) stays.set(target.uid, why);
     else roots.push(target);
   }
-  if (roots.length === 0 && stays.size === 0) return [...decisions];
+  if (roots.length === 0 && stays.size === 0) return [...items];
   const byUid = new Map<string, Decision>();
-  for (const decision of decisions) if (decision.target.run === undefined) byUid.set(decision.target.uid, decision);
+  for (const item of items) {
+    const decision = as.decision(item);
+    if (decision.target.run === undefined) byUid.set(decision.target.uid, decision);
+  }
   const owned: OwnedObject[] = [...(children?.owners() ?? [])];
   for (const target of view.targets) if (target.run === undefined && target.ownerReferences.length > 0) owned.push(target);
   // A retained object no collector lists as a target (its collector is off, or it lacks the marker) is kept all the same.
@@ -372,13 +391,14 @@ export function withCascade(decisions: readonly Decision[], view: Pick<ClusterVi
     counts.set(root, { objects: tally, ...(bytes > 0 && { bytes }) });
   }
   const shared = new SharedCounts();
-  return decisions.map((decision) => {
+  return items.map((item) => {
+    const decision = as.decision(item);
     const { target } = decision;
     const why = stays.get(target.uid);
-    if (why !== undefined) return amendDecision(decision, { action: 'keep', reason: 'dependent-kept', message: flat`${decision.message}; but ${why}` });
-    if (target.run !== undefined && decision.action === 'delete') return amendDecision(decision, { cascade: withChildren(counts.get(target.uid), children?.of(target.uid), shared) });
+    if (why !== undefined) return as.amended(item, amendDecision(decision, { action: 'keep', reason: 'dependent-kept', message: flat`${decision.message}; but ${why}` }));
+    if (isRoot(decision)) return as.amended(item, amendDecision(decision, { cascade: withChildren(counts.get(target.uid), children?.of(target.uid), shared) }));
     const run = goesWith.get(target.uid);
-    return run === undefined ? decision : amendDecision(decision, { goesWith: run });
+    return run === undefined ? item : as.amended(item, amendDecision(decision, { goesWith: run }));
   });
 }
 
@@ -386,6 +406,11 @@ export function withCascade(decisions: readonly Decision[], view: Pick<ClusterVi
 function keptBecause(decision: Decision | undefined, retained: string | undefined): string {
   if (decision !== undefined) return `${decision.reason}: ${decision.message}`;
   return `retained: ${retained ?? 'it is kept'}`;
+}
+
+/** A run the pass deletes, and so sends a DELETE: decided `delete` and not being deleted already. */
+function isRoot(decision: Decision): boolean {
+  return decision.target.run !== undefined && decision.action === 'delete' && decision.target.deletionTimestamp === undefined;
 }
 
 /**

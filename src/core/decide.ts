@@ -10,7 +10,7 @@ export { actionFor } from './facts.js';
 import { buildGraph, compareText, type ReferenceGraph } from './graph.js';
 import { decideRuns, type RunDecisionWithFacts } from './history.js';
 import { runSelection } from './labelselector.js';
-import { withCascade } from './cascade.js';
+import { withCascade, type DecisionOf } from './cascade.js';
 import { parseTimestampMs, retainValues, retentionKeys } from './retention.js';
 import { holdersShown, unreferenced } from './rules.js';
 import { EMPTY_LIST, type ClusterView, type Decision, type Policy, type ReferenceView, type TargetKindName, type TargetRecord } from './types.js';
@@ -28,20 +28,43 @@ export interface DecisionWithFacts {
  * as soon as it is decided: a pass decides tens of thousands.
  */
 export function decide(view: ClusterView, policy: Policy, now: Date): Decision[] {
-  const decisions = decideEach(view, policy, now, (decided) => decided.decision);
-  // What goes with the runs it deletes, and the runs that must stay for it (cascade.ts): only when runs are targets.
-  return (view.children === undefined ? decisions : withCascade(decisions, view)).sort(byTarget);
+  return decideView(view, policy, now, DECISIONS).sort(byTarget);
 }
 
-/** decide(), each decision with the facts it stands on (for `explain`); a run's are history.ts's (runDecisionsIn). */
-export function decideWithFacts(view: ClusterView, policy: Policy, now: Date): DecisionWithFacts[] {
-  return decideEach(view, policy, now, (decided) => decided)
-    .filter((decided): decided is DecisionWithFacts => !isRunDecision(decided))
-    .sort((a, b) => byTarget(a.decision, b.decision));
+/** A decision with its facts: a run's are history.ts's, any other target's decide()'s. */
+export type DecidedWithFacts = DecisionWithFacts | RunDecisionWithFacts;
+
+/**
+ * decide(), each decision with the facts it stands on (for `explain`): the same decisions, in
+ * the same order, by the same path (what goes with the runs included).
+ */
+export function decideWithFacts(view: ClusterView, policy: Policy, now: Date): DecidedWithFacts[] {
+  return decideView(view, policy, now, WITH_FACTS).sort((a, b) => byTarget(a.decision, b.decision));
 }
 
-function isRunDecision(decided: DecisionWithFacts | RunDecisionWithFacts): decided is RunDecisionWithFacts {
+/** Whether the decision is a run's, whose facts are history.ts's. */
+export function isRunDecision(decided: DecidedWithFacts): decided is RunDecisionWithFacts {
   return collectorOf(decided.decision.target.kind).decides === 'history';
+}
+
+/** What decideView keeps of each decision, and how withCascade reads and amends it. */
+interface Keeping<T> extends DecisionOf<T> {
+  keep: (decided: DecidedWithFacts) => T;
+}
+
+const DECISIONS: Keeping<Decision> = { keep: (decided) => decided.decision, decision: (decision) => decision, amended: (_, decision) => decision };
+
+const WITH_FACTS: Keeping<DecidedWithFacts> = {
+  keep: (decided) => decided,
+  decision: (decided) => decided.decision,
+  amended: (decided, decision) => ({ ...decided, decision }),
+};
+
+/** The one path of a pass's decisions, for decide() and decideWithFacts(): every target's, then what goes with the runs. */
+function decideView<T>(view: ClusterView, policy: Policy, now: Date, keeping: Keeping<T>): T[] {
+  const decided = decideEach(view, policy, now, keeping.keep);
+  // What goes with the runs it deletes, and the runs that must stay for it (cascade.ts): only when runs are targets.
+  return view.children === undefined ? decided : withCascade(decided, view, keeping);
 }
 
 /**

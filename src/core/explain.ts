@@ -2,15 +2,14 @@
  * "Why is this one still here?": the decision for one target at `now`, with the facts it
  * stands on and when the target would become collectable if nothing changed. Pure: the
  * adapter reads the target, the runs of its namespace and the namespace, and passes them in.
- * A run (pipelineruns, taskruns) is decided with the other runs of its namespace, as a pass
- * decides it (history.ts runDecisionsIn), and said with its group, place and limits.
+ * A run (pipelineruns, taskruns) is decided with what a pass reads in its namespace, by the
+ * pass's own path (decide.ts decideWithFacts), and said with its group, place and limits.
  */
 import { collectableAt, type Collectable } from './collectable.js';
 import { collectorOf } from './collectors.js';
-import { withCascade } from './cascade.js';
-import { decideWithFacts, type DecisionFacts, type RuleEnd } from './decide.js';
+import { decideWithFacts, isRunDecision, type DecisionFacts, type RuleEnd } from './decide.js';
 import { retentionFacts as gatherRetention } from './facts.js';
-import { NO_GROUP, ordinal, runDecisionsIn, type Applied, type Outcome, type RunFacts } from './history.js';
+import { NO_GROUP, ordinal, type Applied, type Outcome, type RunFacts } from './history.js';
 import { formatDuration, formatRetentionDuration, parseTimestampMs } from './retention.js';
 import { isExcluded } from './scope.js';
 import type { ClusterView, Decision, NamespaceRecord, PodRecord, Policy, Reason, RetentionDuration, RunRecord, RunState, StatefulSetRecord, TargetRecord } from './types.js';
@@ -122,7 +121,7 @@ export function explain(input: ExplainInput, policy: Policy, now: Date): Explana
   const namespaces = new Map(input.namespace === undefined ? [] : [[input.namespace.name, input.namespace]]);
   const holders = { ...(input.pods !== undefined && { pods: input.pods }), ...(input.statefulSets !== undefined && { statefulSets: input.statefulSets }) };
   const [decided] = decideWithFacts({ targets: [target], runs: input.runs, namespaces, ...holders }, policy, now);
-  if (decided === undefined) throw new Error('decide() returned no decision for the one target it was given');
+  if (decided === undefined || isRunDecision(decided)) throw new Error('decide() returned no decision of its rules for the one target it was given');
   const { decision, facts } = decided;
   return {
     nowMs: now.getTime(),
@@ -137,28 +136,31 @@ export function explain(input: ExplainInput, policy: Policy, now: Date): Explana
 }
 
 export interface RunExplainInput {
-  /** The run, one of `runs`. */
+  /** The run, one of `view.targets`. */
   target: TargetRecord;
-  /** The runs of its kind in its namespace as the pass's run listing reads them as targets (listRuns' RunTargetSink). */
-  runs: readonly TargetRecord[];
-  namespace: NamespaceRecord | undefined;
+  /**
+   * What a pass reads in the run's namespace (pass/sweep.ts readCluster): its runs as targets,
+   * the TaskRuns' census (`children`), and with the leftovers' collectors on, their targets
+   * and the Pods and StatefulSets their rules read.
+   */
+  view: ClusterView;
   scope: ScopeVerdict;
   origins: RunSettingOrigins;
-  /** What the pass reads of what goes with the runs (pass/dependents.ts): with it, a run is decided with its cascade, as a pass decides it (row 14). */
-  dependents?: Pick<ClusterView, 'children' | 'retainedOwned'>;
 }
 
-/** The decision a pass would make for the run, decided with the other runs of its namespace, and its facts as a person reads them. */
+/**
+ * The decision a pass would make for the run, by the pass's own path (decide.ts
+ * decideWithFacts: its history among the runs of its namespace, then what goes with it), and
+ * its facts as a person reads them. --selector is left out of the decision: it picks the runs a
+ * pass decides, never how one is decided, and explain decides the run it is asked about.
+ */
 export function explainRun(input: RunExplainInput, policy: Policy, now: Date): Explanation {
-  const { target } = input;
-  const namespaces = new Map(input.namespace === undefined ? [] : [[input.namespace.name, input.namespace]]);
-  const all = runDecisionsIn(target.namespace, input.runs, namespaces, policy, now);
-  const at = all.findIndex((one) => one.decision.target.kind === target.kind && one.decision.target.uid === target.uid);
-  const decided = all[at];
-  if (decided === undefined) throw new Error(`the runs' decision has no decision for ${target.kind} ${target.namespace}/${target.name}, one of the runs it was given`);
-  const { facts } = decided;
-  // What would go with it, as the pass takes it (cascade.ts): a run kept for it is `dependent-kept`.
-  const decision = input.dependents === undefined ? decided.decision : (withCascade(all.map((one) => one.decision), { targets: input.runs, ...input.dependents })[at] ?? decided.decision);
+  const { target, view } = input;
+  const namespace = view.namespaces.get(target.namespace);
+  const { selector: _selector, ...runs } = policy.runs ?? { requireResultsStored: false };
+  const decided = decideWithFacts(view, { ...policy, runs }, now).find((one) => one.decision.target.kind === target.kind && one.decision.target.uid === target.uid);
+  if (decided === undefined || !isRunDecision(decided)) throw new Error(`the pass's decision has no decision for ${target.kind} ${target.namespace}/${target.name}, one of the runs it was given`);
+  const { decision, facts } = decided;
   const rule = collectorOf(target.kind).table.indexOf(decision.reason) + 1;
   const limit = facts.limit && runSetting(facts.limit, String(facts.limit.value), input.origins);
   const ttl = facts.ttl && runSetting(facts.ttl, formatRetentionDuration(facts.ttl.value), input.origins);
@@ -181,7 +183,7 @@ export function explainRun(input: RunExplainInput, policy: Policy, now: Date): E
     scope: input.scope,
     decision,
     rule,
-    retention: retentionFacts(runRetention(target, input.namespace, policy, facts), target.namespace, input.origins),
+    retention: retentionFacts(runRetention(target, namespace, policy, facts), target.namespace, input.origins),
     invalid: facts.invalid,
     collectable: runCollectable(decision.reason, facts, run),
     run,
@@ -227,7 +229,8 @@ function noPlace(target: TargetRecord, facts: RunFacts, rule: number, reason: Re
  * and then its history decides.
  */
 function runCollectable(reason: Reason, facts: RunFacts, run: RunExplanation): Collectable {
-  if (reason === 'dependent-kept') return { when: 'unknown', why: 'it goes once nothing that would go with it must stay' };
+  // Row 14 keeps a run its history would delete: what would go with it has to change first.
+  if (reason === 'dependent-kept') return collectableAt(reason, facts.ends);
   const { goesAt } = facts;
   if (goesAt === 'now') return { when: 'now' };
   if (typeof goesAt === 'number') return { when: 'at', atMs: goesAt, bound: 'run-ttl' };

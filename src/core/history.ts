@@ -489,12 +489,13 @@ interface Level {
   ttl?: Applied<RetentionDuration>;
 }
 
-function levelOf(limits: { keepSuccessful?: number; keepFailed?: number; ttl?: RetentionDuration }, from: string, flags: RunPolicy['limitFlags'] = {}): Level {
-  const flagged = (flag: string): string => (from === 'the flag' ? flag : from);
+/** A level's settings, each named by where it was set: `each`'s own (ExternalRunLimits.fieldFrom), else `from`, for the flags their flag. */
+function levelOf(limits: { keepSuccessful?: number; keepFailed?: number; ttl?: RetentionDuration }, from: string, flags: RunPolicy['limitFlags'] = {}, each: ExternalRunLimits['fieldFrom'] = {}): Level {
+  const flagged = (own: string | undefined, flag: string): string => own ?? (from === 'the flag' ? flag : from);
   return {
-    ...(limits.keepSuccessful !== undefined && { keepSuccessful: { value: limits.keepSuccessful, from: flagged(flags.keepSuccessful ?? '--keep-successful') } }),
-    ...(limits.keepFailed !== undefined && { keepFailed: { value: limits.keepFailed, from: flagged(flags.keepFailed ?? '--keep-failed') } }),
-    ...(limits.ttl !== undefined && { ttl: { value: limits.ttl, from: flagged('--run-ttl') } }),
+    ...(limits.keepSuccessful !== undefined && { keepSuccessful: { value: limits.keepSuccessful, from: flagged(each.keepSuccessful, flags.keepSuccessful ?? '--keep-successful') } }),
+    ...(limits.keepFailed !== undefined && { keepFailed: { value: limits.keepFailed, from: flagged(each.keepFailed, flags.keepFailed ?? '--keep-failed') } }),
+    ...(limits.ttl !== undefined && { ttl: { value: limits.ttl, from: flagged(each.ttl, '--run-ttl') } }),
   };
 }
 
@@ -503,12 +504,12 @@ function levelOf(limits: { keepSuccessful?: number; keepFailed?: number; ttl?: R
  * Literals, not a spread and a property (withRunTtlEnd says why): a pass holds one per run.
  */
 function externalLevel(external: ExternalRunLimits): Level {
-  const { from, keepSuccessful, keepFailed, successfulCounts, failedCounts } = external;
-  const limit = (value: number, counts: CountedRuns | undefined): Applied<number> => (counts === undefined ? { value, from } : { value, from, counts });
-  const { ttl } = levelOf({ ...(external.ttl !== undefined && { ttl: external.ttl }) }, from);
+  const { keepSuccessful, keepFailed, successfulCounts, failedCounts, fieldFrom = {} } = external;
+  const limit = (value: number, from: string, counts: CountedRuns | undefined): Applied<number> => (counts === undefined ? { value, from } : { value, from, counts });
+  const { ttl } = levelOf({ ...(external.ttl !== undefined && { ttl: external.ttl }) }, external.from, {}, fieldFrom);
   return {
-    ...(keepSuccessful !== undefined && { keepSuccessful: limit(keepSuccessful, successfulCounts) }),
-    ...(keepFailed !== undefined && { keepFailed: limit(keepFailed, failedCounts) }),
+    ...(keepSuccessful !== undefined && { keepSuccessful: limit(keepSuccessful, fieldFrom.keepSuccessful ?? external.from, successfulCounts) }),
+    ...(keepFailed !== undefined && { keepFailed: limit(keepFailed, fieldFrom.keepFailed ?? external.from, failedCounts) }),
     ...(ttl !== undefined && { ttl }),
   };
 }

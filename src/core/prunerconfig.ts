@@ -624,6 +624,12 @@ export function prunerRunPolicy(config: PrunerConfig): { external: (run: TargetR
         ...(failed !== undefined && { keepFailed: failed.value, failedCounts: counted.of(run.kind, run.namespace, failed.group) }),
         ...(ttl !== undefined && { ttl: { kind: 'duration', ms: ttl.value * 1000, text: `${ttl.value}s` } }),
         from: limits.from,
+        // Each setting named by the field that gave it (explain's limit and TTL lines, the decision's message).
+        fieldFrom: {
+          ...(limits.successfulHistoryLimit !== undefined && { keepSuccessful: limits.successfulHistoryLimit.from }),
+          ...(limits.failedHistoryLimit !== undefined && { keepFailed: limits.failedHistoryLimit.from }),
+          ...(ttl !== undefined && { ttl: ttl.from }),
+        },
       };
     },
   };

@@ -395,6 +395,8 @@ export interface ExternalRunLimits extends RunLimits {
   successfulCounts?: CountedRuns;
   /** The same for `keepFailed`. */
   failedCounts?: CountedRuns;
+  /** Where each was set, when the source tells them apart (pruner: the field of the ConfigMap that gave it); `from` for one not here. */
+  fieldFrom?: { keepSuccessful?: string; keepFailed?: string; ttl?: string };
 }
 
 /**

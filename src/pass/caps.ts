@@ -3,8 +3,8 @@
  * --max-cascade-deletions): how many of a pass's candidates count, and which cap they exceed. Pure: the pass stops before its first
  * delete when one is exceeded (nothing deleted, every candidate aborted, exit 3).
  */
-import { collectorOf, type CollectorName } from '../core/collectors.js';
-import type { Decision } from '../core/types.js';
+import { COLLECTORS, collectorOf, type CollectorName } from '../core/collectors.js';
+import type { Decision, TargetRecord } from '../core/types.js';
 
 export interface Caps {
   maxDeletions: number;
@@ -15,13 +15,24 @@ export interface Caps {
 }
 
 /**
- * The candidates a pass acts on, one each: a DELETE, or for an object already Terminating the
- * removal of its finalizer (purge). One already Terminating in keep mode is sent nothing and
+ * The candidates a pass acts on, one each: a DELETE, or for a claim already Terminating the
+ * removal of its finalizer (purge). One already Terminating that is sent nothing (sentNothing)
  * does not count.
  */
 export function countedCandidates(candidates: readonly Decision[], pvcFinalizer: Caps['pvcFinalizer']): Decision[] {
-  return candidates.filter((decision) => pvcFinalizer === 'purge' || decision.target.deletionTimestamp === undefined);
+  return candidates.filter((decision) => !sentNothing(decision.target, pvcFinalizer));
 }
+
+/**
+ * A candidate already being deleted (`deletionTimestamp`) that a live pass sends nothing and
+ * reports `terminating` (deletephase.ts): every kind in keep mode, and under purge every kind
+ * but a claim, whose kubernetes.io/pvc-protection it removes. A dry run reports it so too.
+ */
+export function sentNothing(target: Pick<TargetRecord, 'kind' | 'deletionTimestamp'>, pvcFinalizer: Caps['pvcFinalizer']): boolean {
+  return target.deletionTimestamp !== undefined && !(pvcFinalizer === 'purge' && target.kind === CLAIM_KIND);
+}
+
+const CLAIM_KIND = COLLECTORS['workspace-pvcs'].kind;
 
 /** A cap a pass would exceed: which, its limit, and how many it would act on. */
 export interface CapBreach {

@@ -4,6 +4,7 @@
  * again only on such a view.
  */
 import { Breaker, describeTrip, type BreakerTrip } from './breaker.js';
+import { sentNothing } from './caps.js';
 import { COLLECTOR_NAMES, collectorOf } from '../core/collectors.js';
 import { amendDecision, type ClusterView, type Decision, type Holder, type LeftoverTarget, type PodRecord, type Policy, type RunRecord, type StatefulSetRecord, type TargetRecord } from '../core/types.js';
 import { ParentNames } from '../core/childnames.js';
@@ -277,9 +278,9 @@ interface Refusals {
 export async function deleteCandidates(deps: DeletePhaseDeps, apis: ServedApis, phase: DeletePhase): Promise<DeletePhaseOutcome> {
   const candidates = phase.decisions.filter((decision) => decision.action === 'delete' && (phase.only?.has(decision.target.uid) ?? true));
   const deleter = new Deleter(deps, apis, phase, candidates.length);
-  // A claim already Terminating is sent nothing in keep mode: it is reported as it is.
+  // A target already Terminating is sent nothing (but a claim's finalizer under purge): it is reported as it is.
   for (const decision of candidates) {
-    if (!deleter.purge && decision.target.deletionTimestamp !== undefined) deleter.settleTerminating(decision, 'already being deleted: no second DELETE is sent');
+    if (sentNothing(decision.target, deleter.purge ? 'purge' : 'keep')) deleter.settleTerminating(decision, 'already being deleted: no second DELETE is sent');
   }
   await deleter.deleteByCollector(candidates.filter((decision) => !deleter.results.has(decision.target.uid)));
   deleter.skipRest(candidates);
@@ -436,7 +437,7 @@ class Deleter {
   private async attempt(decision: Decision, queue: DeleteQueue): Promise<void> {
     const startedAt = this.now();
     const previous = this.refusals.get(decision.target.uid);
-    // Terminating already: no second DELETE; under purge, only the finalizer (keep mode never gets here).
+    // A claim Terminating already under purge: no second DELETE, only the finalizer (nothing else already Terminating gets here).
     if (decision.target.deletionTimestamp !== undefined) {
       await this.purgeProtection(decision, { resourceVersion: decision.target.resourceVersion, finalizers: [...(decision.target.finalizers ?? [])] }, false);
       return;

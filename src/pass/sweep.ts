@@ -1,4 +1,4 @@
-import { breachText, capBreaches, type CapBreach } from './caps.js';
+import { breachText, capBreaches, sentNothing, type CapBreach } from './caps.js';
 import { COLLECTORS, DEFAULT_COLLECTORS, collectorOf, isCollectorName, type Collector } from '../core/collectors.js';
 import { SharedStrings, type RunTargetReading } from '../core/runtargets.js';
 import { parseLabelSelector, selectorKeys } from '../core/labelselector.js';
@@ -247,7 +247,8 @@ async function chooseCandidates(pass: Pass, apis: ServedApis, decided: { decisio
 
 /**
  * A dry run ends here: the caps a live pass would exceed are warned about, its candidates
- * get their Events, and the plan it was asked to write is made.
+ * get their Events, and the plan it was asked to write is made. A candidate already being
+ * deleted that a live pass sends nothing is `terminating`, as the live pass reports it.
  */
 async function dryRunEnding(pass: Pass, decided: { decidedAt: Date; runsRead: number }, chosen: Chosen): Promise<Ending> {
   const { config, deps, plans } = pass;
@@ -262,9 +263,12 @@ async function dryRunEnding(pass: Pass, decided: { decidedAt: Date; runsRead: nu
     pass.warnings.push(warning);
     deps.log.warn(breachLog(breach), warning);
   }
-  await recordEvents(deps, chosen.candidates.map((decision) => ({ decision, result: 'would-delete' as const })));
+  // One already being deleted is reported as the live pass will: terminating, sent nothing, no Event (caps.ts sentNothing).
+  const results = new Map(chosen.known);
+  for (const decision of chosen.candidates) if (sentNothing(decision.target, config.pvcFinalizer)) results.set(decision.target.uid, 'terminating');
+  await recordEvents(deps, chosen.candidates.filter((decision) => !results.has(decision.target.uid)).map((decision) => ({ decision, result: 'would-delete' as const })));
   const plan = plans.write === undefined ? undefined : buildPlan({ decisions: chosen.decisions, settings: planSettings(pass.settings), cluster: plans.write.cluster, createdAt: decided.decidedAt });
-  return { kind: 'ended', exitCode: EXIT_OK, runs: decided.runsRead, decisions: chosen.decisions, results: chosen.known, ...(plan !== undefined && { plan }) };
+  return { kind: 'ended', exitCode: EXIT_OK, runs: decided.runsRead, decisions: chosen.decisions, results, ...(plan !== undefined && { plan }) };
 }
 
 /** A breach's log fields: the count and the limit under the name of the cap. */
@@ -416,8 +420,9 @@ function unservedRunKinds(apis: ServedApis): string[] {
  * are read only in the namespaces that hold targets in scope: a run names targets in its own
  * namespace only (core/kinds.ts, refs.ts), a target's ownerReferences never leave its
  * namespace, nor a child TaskRun's, so a run anywhere else cannot change a decision.
+ * `explain` of a run reads the same, in the run's namespace (cli/explaincmd.ts).
  */
-async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope, options: { recheck: boolean; policy: Policy }): Promise<{ listed: DatedView; runsRead: number }> {
+export async function readCluster(deps: ReadDeps, apis: ServedApis, scope: Scope, options: ReadOptions): Promise<{ listed: DatedView; runsRead: number }> {
   const readAt = deps.now().getTime();
   deps.progress?.update({ stage: 'listing-targets' });
   const targets = inScope(await deps.cluster.listTargets(apis, scope), scope);
@@ -425,12 +430,14 @@ async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope, opti
   const targetNamespaces = [...new Set(targets.map((target) => target.namespace))].sort();
   // Runs no decision reads are counted and forgotten as they are read (core/needed.ts); a
   // pass that re-checks keeps their versions, to tell them from new runs.
-  const passedOver = new PassedOverRuns(runsNeededBy(targets), { versions: options.recheck, strings: targetStrings(targets), releasing: releasingOwners(targets) });
+  // explain keeps every run: it names the PipelineRun a child TaskRun goes with.
+  const needed = options.explain === undefined ? runsNeededBy(targets) : () => true;
+  const passedOver = new PassedOverRuns(needed, { versions: options.recheck, strings: targetStrings(targets), releasing: releasingOwners(targets) });
   // With a run collector on, the runs are targets too: read in every namespace in scope, from the same listing.
   // And what goes with them: the retained objects they own, and the census of their children (pass/dependents.ts).
   const dependents = collectsRunTargets(apis) ? await readRunDependents(deps.cluster, apis, { scope, labelPrefix: options.policy.labelPrefix }, targets) : undefined;
   const children = dependents?.children;
-  const runTargets = dependents === undefined ? undefined : { reading: runTargetReading(options.policy), targets: [] as TargetRecord[], children: dependents.sink };
+  const runTargets = dependents === undefined ? undefined : { reading: runTargetReading(options.policy), targets: [] as TargetRecord[], children: dependents.sink, ...(options.explain !== undefined && { labelledOnly: options.explain.labelledOnly }) };
   const runs = await deps.cluster.listRuns(apis, scope, runTargets === undefined ? targetNamespaces : undefined, passedOver, runTargets);
   // One push per record: a spread of tens of thousands overflows the call stack.
   for (const target of runTargets?.targets ?? []) targets.push(target);
@@ -440,8 +447,8 @@ async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope, opti
   const namespaces = await deps.cluster.readNamespaces(scope);
   const runsRead = runs.length + passedOver.count;
   deps.progress?.update({ stage: 'deciding', targets: targets.length, runs: runsRead });
-  deps.log.debug({ targets: targets.length, runs: runsRead, runsKept: runs.length, targetNamespaces: targetNamespaces.length, namespaces: namespaces.size, ...(pods !== undefined && { pods: pods.length }), ...(statefulSets !== undefined && { statefulSets: statefulSets.length }) }, 'cluster read');
-  logReadProblems(deps.log, runs);
+  deps.log?.debug({ targets: targets.length, runs: runsRead, runsKept: runs.length, targetNamespaces: targetNamespaces.length, namespaces: namespaces.size, ...(pods !== undefined && { pods: pods.length }), ...(statefulSets !== undefined && { statefulSets: statefulSets.length }) }, 'cluster read');
+  if (deps.log !== undefined) logReadProblems(deps.log, runs);
   const view: ClusterView = { targets, runs, namespaces, ...(pods !== undefined && { pods }), ...(statefulSets !== undefined && { statefulSets }), ...(children !== undefined && { children }), ...(dependents !== undefined && { retainedOwned: dependents.retainedOwned }) };
   const listed: DatedView = {
     view,
@@ -451,6 +458,25 @@ async function readCluster(deps: SweepDeps, apis: ServedApis, scope: Scope, opti
     ...(runTargets !== undefined && { runTargets: runTargets.reading }),
   };
   return { listed, runsRead };
+}
+
+/** What readCluster reads with: a pass's deps, or explain's (which logs nothing). */
+export interface ReadDeps {
+  cluster: Pick<KubeCluster, 'listTargets' | 'listRuns' | 'listPods' | 'listStatefulSets' | 'readNamespaces' | 'listRetainedOwned'>;
+  now: () => Date;
+  progress?: Progress;
+  log?: Logger;
+}
+
+/**
+ * `recheck`: a pass that re-checks keeps the versions of the runs it passes over. `explain`:
+ * every run is kept (the decisions are the same: core/needed.ts), and each TaskRun no target by
+ * its tekton.dev/pipelineRun label alone is noted, for explain to name that PipelineRun.
+ */
+export interface ReadOptions {
+  recheck: boolean;
+  policy: Policy;
+  explain?: { labelledOnly: Map<string, string> };
 }
 
 /** What a pass read and decided: the listing itself is kept only for a pass that re-checks it before deleting. */

@@ -148,10 +148,11 @@ export function countCascade(items: Iterable<Pick<ReportItem, 'kind' | 'action' 
   const tally = new Map<CascadeKind, number>();
   for (const item of items) {
     if (item.goesWith !== undefined) summary.alsoCollected += 1;
-    if (item.action !== 'delete' || (item.kind !== 'PipelineRun' && item.kind !== 'TaskRun')) continue;
+    // Every run the pass sends a DELETE carries its cascade; one already being deleted is sent nothing, and none goes with it by this pass's hand (core/cascade.ts).
+    if (item.action !== 'delete' || item.cascade === undefined || (item.kind !== 'PipelineRun' && item.kind !== 'TaskRun')) continue;
     summary.runs += 1;
-    summary.bytes += item.cascade?.bytes ?? 0;
-    for (const [kind, count] of Object.entries(item.cascade?.objects ?? {}) as [CascadeKind, number][]) tally.set(kind, (tally.get(kind) ?? 0) + count);
+    summary.bytes += item.cascade.bytes ?? 0;
+    for (const [kind, count] of Object.entries(item.cascade.objects) as [CascadeKind, number][]) tally.set(kind, (tally.get(kind) ?? 0) + count);
   }
   for (const kind of CASCADE_KINDS) {
     const count = tally.get(kind);

@@ -13,6 +13,7 @@ export interface V1RunSpec {
   annotations?: Record<string, string>;
   /** A child TaskRun: owned by this PipelineRun. */
   owner?: KubeObject;
+  finalizers?: string[];
 }
 
 export class V1Runs {
@@ -33,6 +34,7 @@ export class V1Runs {
         namespace,
         labels: spec.labels ?? (kind === 'PipelineRun' ? { 'tekton.dev/pipeline': 'build' } : { 'tekton.dev/task': 'compile' }),
         ...(spec.annotations !== undefined && { annotations: spec.annotations }),
+        ...(spec.finalizers !== undefined && { finalizers: spec.finalizers }),
         ...(spec.owner !== undefined && {
           ownerReferences: [{ apiVersion: 'tekton.dev/v1', kind: 'PipelineRun', name: spec.owner.metadata.name, uid: spec.owner.metadata.uid ?? '', controller: true }],
         }),

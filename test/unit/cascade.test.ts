@@ -308,6 +308,28 @@ describe('withCascade', () => {
     assert.deepEqual(toRetainedOwned(rows[0]?.[1], 'PersistentVolumeClaim', key)?.ownerReferences, [{ kind: 'PipelineRun', name: 'p', uid: 'u-p', controller: true }]);
   });
 
+  it('a run already being deleted is no root: it is sent nothing, so nothing goes with it by the pass and nothing it owns keeps it', () => {
+    const deleting = target('PipelineRun', 'deleting', { run: { state: 'succeeded', finishedAt: '2026-11-02T00:00:00Z' }, deletionTimestamp: '2026-11-03T00:00:00Z' });
+    const claim = target('PersistentVolumeClaim', 'pvc-deleting', { ownerReferences: ownedBy(deleting) });
+    const children = new RunChildren(new Set());
+    children.add({ kind: 'TaskRun', namespace: NS, name: 'deleting-t0', uid: 'uid-deleting-t0', parent: { name: deleting.name, uid: deleting.uid }, podName: 'deleting-t0-pod', stays: 'has not finished (running)' });
+    const decisions = [decision(claim, 'keep', 'retained'), decision(deleting, 'delete', 'history-exceeded')];
+    const out = withCascade(decisions, { targets: decisions.map((d) => d.target), children });
+    // Rows: the kept claim marks nothing, the run keeps its decision and carries no cascade.
+    assert.equal(out[0], decisions[0]);
+    assert.equal(out[1], decisions[1]);
+  });
+
+  it('reads each item’s decision through `as` and puts the amended one back, in the same order (explain’s items carry their facts)', () => {
+    const goes = runTarget('goes');
+    const stays = runTarget('stays');
+    const children = new RunChildren(new Set());
+    children.add({ kind: 'TaskRun', namespace: NS, name: 'stays-t0', uid: 'uid-stays-t0', parent: { name: stays.name, uid: stays.uid }, stays: 'has not finished (running)' });
+    const items = [{ decision: decision(goes, 'delete', 'history-exceeded'), facts: 'g' }, { decision: decision(stays, 'delete', 'ttl-expired'), facts: 's' }];
+    const out = withCascade(items, { targets: [goes, stays], children }, { decision: (item) => item.decision, amended: (item, amended) => ({ ...item, decision: amended }) });
+    assert.deepEqual(out.map((item) => [item.facts, item.decision.reason, item.decision.cascade]), [['g', 'history-exceeded', { objects: {} }], ['s', 'dependent-kept', undefined]]);
+  });
+
   it('reads a TaskRun’s Pod and retain leniently: any value but "false" retains', () => {
     const key = 'tekton-resource-gc.io/retain';
     assert.deepEqual(readTaskRunExtras({ metadata: { labels: { [key]: 'yes' } }, status: { podName: 'p' } }, key), { podName: 'p', retained: `its label ${key} is "yes"` });

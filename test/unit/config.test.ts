@@ -726,6 +726,24 @@ describe('parseConfig: explain KIND/NAMESPACE/NAME', () => {
     );
   });
 
+  it('a run takes --collect: the collectors named beside its own, in delete order; another kind refuses it in one line and leaves TRGC_COLLECT alone', () => {
+    const rows: [string[], readonly string[]][] = [
+      [['explain', 'pipelinerun/ci/build-1'], ['pipelineruns']], // its own collector alone, as before
+      [['explain', 'pipelinerun/ci/build-1', '--collect', 'workspace-pvcs,pac-secrets'], ['pac-secrets', 'workspace-pvcs', 'pipelineruns']], // its own added
+      [['explain', 'taskrun/ci/lint-1', '--collect', 'pipelineruns,taskruns,resolution-requests'], ['resolution-requests', 'pipelineruns', 'taskruns']],
+    ];
+    for (const [args, collect] of rows) {
+      const invocation = parseConfig(args, {});
+      assert.deepEqual(invocation.kind === 'explain' && invocation.config.collect, collect, args.join(' '));
+    }
+    const fromEnv = parseConfig(['explain', 'pvc/ci/x'], { TRGC_COLLECT: 'workspace-pvcs,pipelineruns' });
+    assert.deepEqual(fromEnv.kind === 'explain' && fromEnv.config.collect, ['workspace-pvcs']);
+    assert.equal(
+      errorOf(['explain', 'pvc/ci/x', '--collect', 'pipelineruns']).message,
+      '--collect: explain of a PersistentVolumeClaim decides it as its collector alone; --collect names what goes with a run, explained as pipelinerun/NAMESPACE/NAME or taskrun/NAMESPACE/NAME, such as tekton-resource-gc explain pipelinerun/ci/build-1 --collect pipelineruns,workspace-pvcs',
+    );
+  });
+
   it('a run takes --selector, as a pass collecting runs does: its runs\' policy holds it', () => {
     const run = parseConfig(['explain', 'taskrun/ci/lint-1', '--selector', 'app=ci'], {});
     assert.equal(run.kind === 'explain' && passSettings(run.config).policy.runs?.selector, 'app=ci');

@@ -19,7 +19,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Breaker, describeFailureKind } from '../../src/pass/breaker.js';
-import { breachText, capBreaches, cascadeCount, countedCandidates } from '../../src/pass/caps.js';
+import { breachText, capBreaches, cascadeCount, countedCandidates, sentNothing } from '../../src/pass/caps.js';
 import { decide } from '../../src/core/decide.js';
 import type { ClusterView, Decision, PodRecord, RunRecord, StatefulSetRecord, TargetRecord } from '../../src/core/types.js';
 import { decideBounded } from '../../src/pass/decisions.js';
@@ -29,7 +29,7 @@ import type { ServedApis, TargetDeleteOutcome } from '../../src/kube/cluster.js'
 import { KubeError } from '../../src/kube/errors.js';
 import type { Result } from '../../src/report/model.js';
 import { activeLrun, affinityClaim, affinityStatefulSet, claim, leftover, lrun, pacSecret, pod, statefulSet } from '../fixtures/unit/leftovers.js';
-import { NOW, POLICY, activeRun, run, target } from '../fixtures/unit/records.js';
+import { NOW, POLICY, activeRun, run, runTarget, target } from '../fixtures/unit/records.js';
 
 const POLICY_NOW = { ...POLICY, minAgeMs: 0 };
 const SCOPE = { namespaces: [], excludeNamespaces: [], selector: '' };
@@ -952,6 +952,18 @@ describe('caps', () => {
     assert.equal(mixed.length, 3);
     assert.equal(countedCandidates(mixed, 'keep').length, 2);
     assert.equal(countedCandidates(mixed, 'purge').length, 3);
+  });
+
+  it('sentNothing: a target already being deleted is sent nothing, but a claim under purge (its finalizer is removed)', () => {
+    const rows: [TargetRecord, 'keep' | 'purge', boolean][] = [
+      [claim('a', PR), 'keep', false], // not being deleted: its DELETE
+      [claim('b', PR, terminating), 'keep', true], // keep mode: nothing
+      [claim('b', PR, terminating), 'purge', false], // purge: the finalizer's patch
+      [pacSecret('pac-gitauth-x', PR, terminating), 'purge', true], // no finalizer of ours to remove on any other kind
+      [runTarget('pr-going', { deleting: true }), 'keep', true], // a run being deleted
+      [runTarget('pr-going', { deleting: true }), 'purge', true],
+    ];
+    for (const [target, mode, expected] of rows) assert.equal(sentNothing(target, mode), expected, `${target.kind} ${target.name} ${mode}`);
   });
 
   it('six deletable claims over workspace-pvcs=5: that cap, and only it, is exceeded', () => {

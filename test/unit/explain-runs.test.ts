@@ -7,8 +7,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { explainRun, type Explanation, type RunExplainInput, type RunSettingOrigins } from '../../src/core/explain.js';
+import { RunChildren } from '../../src/core/cascade.js';
+import { decide } from '../../src/core/decide.js';
 import { decideRuns } from '../../src/core/history.js';
-import type { NamespaceRecord, Policy, RunPolicy, TargetRecord } from '../../src/core/types.js';
+import type { ClusterView, NamespaceRecord, Policy, RunPolicy, TargetRecord } from '../../src/core/types.js';
 import { describeCollectable, renderExplanationJson, renderExplanationText } from '../../src/report/explain.js';
 import { assertGolden } from '../support/golden.js';
 import { DAY, HOUR, NOW, POLICY, runTarget, type RunTargetOptions } from '../fixtures/unit/records.js';
@@ -28,10 +30,18 @@ function policy(runs: Partial<RunPolicy> = {}, more: Partial<Policy> = {}): Poli
 
 const ORIGINS: RunSettingOrigins = { 'min-age': 'default', 'retain-for': 'default', keep: 'default', 'keep-successful': '--keep-successful', 'keep-failed': 'default', 'run-ttl': 'default' };
 
-function explained(name: string, runs: readonly TargetRecord[], with_: Policy, more: Partial<RunExplainInput> = {}): Explanation {
+/** The run explained as the pass reads its namespace: `runs` its run targets; `namespace`, `children` and `targets` (leftovers beside them) as a pass lists them. */
+function explained(
+  name: string,
+  runs: readonly TargetRecord[],
+  with_: Policy,
+  more: Partial<Omit<RunExplainInput, 'view'>> & { namespace?: NamespaceRecord; children?: ClusterView['children']; targets?: readonly TargetRecord[] } = {},
+): Explanation {
   const target = runs.find((one) => one.name === name);
   assert.ok(target !== undefined, name);
-  return explainRun({ target, runs, namespace: { name: 'ci', labels: {} }, scope: { inScope: true }, origins: ORIGINS, ...more }, with_, NOW);
+  const { namespace = { name: 'ci', labels: {} }, children, targets = [], ...rest } = more;
+  const view: ClusterView = { targets: [...runs, ...targets], runs: [], namespaces: new Map([[namespace.name, namespace]]), ...(children !== undefined && { children }) };
+  return explainRun({ target, view, scope: { inScope: true }, origins: ORIGINS, ...rest }, with_, NOW);
 }
 
 function field(text: string, label: string): string | undefined {
@@ -47,6 +57,51 @@ describe('explain: a run', () => {
       const one = explained(decision.target.name, runs, with_);
       assert.deepEqual([one.decision.action, one.decision.reason, one.decision.message], [decision.action, decision.reason, decision.message], decision.target.name);
     }
+  });
+
+  it('is decided by the pass’s own path: a run whose TaskRun runs, or is retained, or whose listed claim is retained, stays (rule 14), as decide() says for every run', () => {
+    const runs = [...history(5), run('deleting', { finishedAgo: 6 * HOUR, deleting: true })];
+    const children = new RunChildren(new Set());
+    children.add({ kind: 'TaskRun', namespace: 'ci', name: 'b2-compile', uid: 'uid-b2-compile', parent: { name: 'b2', uid: 'uid-b2' }, podName: 'b2-compile-pod', stays: 'has not finished (running)' });
+    children.add({ kind: 'TaskRun', namespace: 'ci', name: 'b3-compile', uid: 'uid-b3-compile', parent: { name: 'b3', uid: 'uid-b3' }, stays: `its label ${PREFIX}/retain is "true"` });
+    children.add({ kind: 'TaskRun', namespace: 'ci', name: 'b5-compile', uid: 'uid-b5-compile', parent: { name: 'b5', uid: 'uid-b5' }, podName: 'b5-compile-pod' });
+    children.add({ kind: 'TaskRun', namespace: 'ci', name: 'deleting-compile', uid: 'uid-deleting-compile', parent: { name: 'deleting', uid: 'uid-deleting' }, stays: 'has not finished (running)' });
+    const claim: TargetRecord = {
+      kind: 'PersistentVolumeClaim',
+      namespace: 'ci',
+      name: 'pvc-b4',
+      uid: 'uid-pvc-b4',
+      resourceVersion: '1',
+      createdAt: NOW.toISOString(),
+      labels: { [`${PREFIX}/retain`]: 'true' },
+      annotations: {},
+      ownerReferences: [{ kind: 'PipelineRun', name: 'b4', uid: 'uid-b4', controller: true }],
+      leftover: { marker: 'owned' },
+    };
+    const with_ = policy({ keepSuccessful: 1 });
+    const view: ClusterView = { targets: [...runs, claim], runs: [], namespaces: new Map([['ci', { name: 'ci', labels: {} }]]), children };
+    const pass = new Map(decide(view, with_, NOW).map((decision) => [decision.target.name, decision]));
+    // Rows: b1 holds the place; b2 (a TaskRun runs), b3 (a retained TaskRun), b4 (its retained claim) stay; b5 goes with its TaskRun and Pod; one being deleted goes, sent nothing, and nothing with it.
+    const rows = ['b1', 'b2', 'b3', 'b4', 'b5', 'deleting'].map((name) => {
+      const one = explained(name, runs, with_, { children, targets: [claim] });
+      const decided = pass.get(name);
+      assert.deepEqual(one.decision, decided, name);
+      return [name, one.rule, one.decision.reason, one.collectable.when];
+    });
+    assert.deepEqual(rows, [
+      ['b1', 9, 'history-kept', 'unknown'],
+      ['b2', 14, 'dependent-kept', 'never'],
+      ['b3', 14, 'dependent-kept', 'never'],
+      ['b4', 14, 'dependent-kept', 'never'],
+      ['b5', 10, 'history-exceeded', 'now'],
+      ['deleting', 10, 'history-exceeded', 'now'],
+    ]);
+    assert.deepEqual(pass.get('b5')?.cascade, { objects: { TaskRun: 1, Pod: 1 } });
+    assert.equal(pass.get('deleting')?.cascade, undefined);
+    const b2 = renderExplanationText(explained('b2', runs, with_, { children, targets: [claim] }));
+    assert.equal(field(b2, 'decision'), 'keep (rule 14, dependent-kept)');
+    assert.match(field(b2, 'collectable') ?? '', /^never, until what would go with it and is kept, is kept no more or is no longer its dependent/);
+    assert.match(explained('b4', runs, with_, { children, targets: [claim] }).decision.message, /its PersistentVolumeClaim pvc-b4 would go with it and is kept \(retained/);
   });
 
   it('kept by its place: its group, its rank among its outcome, the limit and where it was set, and how many newer runs make it go', () => {

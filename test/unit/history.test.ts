@@ -239,6 +239,10 @@ describe('the runs: where a setting comes from', () => {
     const noNs = decided(history(5), policy({ keepSuccessful: 4, external }));
     assert.deepEqual(noNs.get('r1')?.facts.limit, { value: 3, from: 'ConfigMap p/tekton-pruner-default-spec' });
     assert.equal(noNs.get('r4')?.decision.reason, 'history-exceeded');
+    // An external policy that tells its settings apart names each by the field that gave it; `from` for one it does not.
+    const perField = (): { keepSuccessful: number; keepFailed: number; from: string; fieldFrom: { keepSuccessful: string } } => ({ keepSuccessful: 3, keepFailed: 1, from: 'all three', fieldFrom: { keepSuccessful: 'its successfulHistoryLimit' } });
+    const byField = decided([...history(1), run('f1', { state: 'failed' })], policy({ external: perField }));
+    assert.deepEqual([byField.get('r1')?.facts.limit, byField.get('f1')?.facts.limit], [{ value: 3, from: 'its successfulHistoryLimit' }, { value: 1, from: 'all three' }]);
     const fromKeep = decided(history(1), policy({ keepSuccessful: 4, limitFlags: { keepSuccessful: '--keep' } }));
     assert.deepEqual(fromKeep.get('r1')?.facts.limit, { value: 4, from: '--keep' });
     const flagOnly = decided(history(5), policy({ keepSuccessful: 4 }));

@@ -216,7 +216,7 @@ describe('parseConfig: explain', () => {
   for (const [argv, message] of bad) it(`refuses ${argv.join(' ')}`, () => assert.equal(errorOf(argv), message));
 
   it('refuses a flag explain does not read, naming those it does', () => {
-    assert.match(errorOf(['explain', 'ci/a', '--dry-run']), /^--dry-run does not apply to explain, which reads --namespace, --exclude-namespace, --selector, --pruner-config, --min-age/);
+    assert.match(errorOf(['explain', 'ci/a', '--dry-run']), /^--dry-run does not apply to explain, which reads --namespace, --exclude-namespace, --selector, --collect, --pruner-config, --min-age/);
   });
 });
 

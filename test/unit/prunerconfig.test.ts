@@ -8,12 +8,14 @@ import { describe, it } from 'node:test';
 import {
   prunerLimitsFor,
   prunerResourceName,
+  prunerRunPolicy,
   readPrunerConfig,
   type PrunerConfig,
   type PrunerConfigMaps,
   type PrunerLimits,
   type PrunerRun,
 } from '../../src/core/prunerconfig.js';
+import { runTarget } from '../fixtures/unit/records.js';
 
 const SYSTEM = 'tekton-pipelines';
 
@@ -51,6 +53,21 @@ function run(namespace: string, labels: Record<string, string> = {}, annotations
 function numbers(limits: PrunerLimits): [number | undefined, number | undefined, number | undefined] {
   return [limits.successfulHistoryLimit?.value, limits.failedHistoryLimit?.value, limits.ttlSecondsAfterFinished?.value];
 }
+
+describe("pruner's limits as the run collectors read them", () => {
+  it('each setting names the field of the ConfigMap that gave it (explain\'s limit and TTL lines), not the three at once', () => {
+    const { config } = read(`enforcedConfigLevel: global
+ttlSecondsAfterFinished: 3600
+successfulHistoryLimit: 50
+`);
+    const limits = prunerRunPolicy(config).external(runTarget('r1', { labels: { 'tekton.dev/pipeline': 'build' } }));
+    assert.deepEqual(limits?.fieldFrom, {
+      keepSuccessful: 'ConfigMap tekton-pipelines/tekton-pruner-default-spec, global-config successfulHistoryLimit',
+      ttl: 'ConfigMap tekton-pipelines/tekton-pruner-default-spec, global-config ttlSecondsAfterFinished',
+    });
+    assert.match(limits?.from ?? '', /^tektoncd\/pruner level global: successfulHistoryLimit 50 from .*; no failedHistoryLimit; ttlSecondsAfterFinished 3600 from /);
+  });
+});
 
 describe("pruner's documented examples", () => {
   it('01-basic-global.yaml: one policy for every namespace', () => {

@@ -17,7 +17,7 @@ import { decideRuns, type RunDecisionWithFacts } from '../../src/core/history.js
 import { explainRun, type RunSettingOrigins } from '../../src/core/explain.js';
 import { readPrunerConfig, withPrunerPolicy, type PrunerConfigMaps } from '../../src/core/prunerconfig.js';
 import { toRunTargetRecord } from '../../src/core/runtargets.js';
-import type { Policy, RunKindName, RunState, TargetRecord } from '../../src/core/types.js';
+import type { ClusterView, Policy, RunKindName, RunState, TargetRecord } from '../../src/core/types.js';
 import { runTargetReading } from '../../src/pass/sweep.js';
 import { DAY, HOUR, NOW, POLICY, at } from '../fixtures/unit/records.js';
 
@@ -260,7 +260,8 @@ describe('--pruner-config: explain says the set and the order', () => {
     );
     const origins: RunSettingOrigins = { 'min-age': 'default', 'retain-for': 'default', keep: 'default', 'keep-successful': 'default', 'keep-failed': 'default', 'run-ttl': 'default' };
     const target = runs[0] as TargetRecord;
-    const explained = explainRun({ target, runs, namespace: { name: 'ci', labels: {} }, scope: { inScope: true }, origins }, policy, NOW);
+    const view: ClusterView = { targets: runs, runs: [], namespaces: new Map([['ci', { name: 'ci', labels: {} }]]) };
+    const explained = explainRun({ target, view, scope: { inScope: true }, origins }, policy, NOW);
     assert.equal(explained.run?.countedAmong, 'the PipelineRuns of namespace ci that selector labels env=prod matches');
     assert.equal(explained.run?.rank, 2);
     assert.deepEqual(explained.collectable, {

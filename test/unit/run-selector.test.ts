@@ -138,7 +138,7 @@ describe('the runs a selector picks are decided as without it', () => {
     const runs = build();
     const origins = { 'min-age': 'default', 'retain-for': 'default', keep: 'default', 'keep-successful': '--keep-successful', 'keep-failed': 'default', 'run-ttl': 'default' };
     const target = runs[2] as TargetRecord;
-    const explained = explainRun({ target, runs, namespace: undefined, scope: { inScope: false, why: 'its labels do not match --selector "team=a"' }, origins }, policy({ keepSuccessful: 2, selector: 'team=a' }), NOW);
+    const explained = explainRun({ target, view: { targets: runs, runs: [], namespaces: new Map() }, scope: { inScope: false, why: 'its labels do not match --selector "team=a"' }, origins }, policy({ keepSuccessful: 2, selector: 'team=a' }), NOW);
     assert.equal(explained.decision.reason, 'history-exceeded');
     assert.equal(explained.run?.rank, 3);
     assert.equal(explained.run?.ofOutcome, 5);
