@@ -83,25 +83,26 @@ describe('explain decides every run as the pass does, on a bare kube-apiserver',
     await server.controlPlane.apply([configMap(SYSTEM, 'tekton-pruner-default-spec', { 'global-config': GLOBAL_CONFIG }), configMap(NS, 'tekton-pruner-namespace-spec', { 'ns-config': NAMESPACE_CONFIG })]);
 
     // build: one succeeded run and one failed run stay; the older ones go, unless what goes with them stays.
-    await run('PipelineRun', 'build-1', done(1), { labels: pipeline('build') });
+    // Made oldest first, so that the newest is the same by creation (pruner's order, ties by name) as by completion.
+    await run('PipelineRun', 'build-8', done(8), { labels: { ...pipeline('build'), [`${PREFIX}/retain`]: 'true' } });
+    const secretOwner = await run('PipelineRun', 'build-7', done(7), { labels: pipeline('build') });
+    await objects.secret(NS, 'pac-gitauth-build7', { labels: pacLabels(), ownerReferences: [ownerOf(secretOwner)] });
+    const claimUsed = await run('PipelineRun', 'build-6', done(6), { labels: pipeline('build') });
+    await objects.claim(NS, 'pvc-build-6', { ownerReferences: [ownerOf(claimUsed)] });
+    await objects.pod(NS, 'debug-build-6', { claims: ['pvc-build-6'], phase: 'Running' });
+    const claimRetained = await run('PipelineRun', 'build-5', done(5), { labels: pipeline('build') });
+    await objects.claim(NS, 'pvc-build-5', { ownerReferences: [ownerOf(claimRetained)], labels: { [`${PREFIX}/retain`]: 'true' } });
+    const retainedChild = await run('PipelineRun', 'build-4', done(4), { labels: pipeline('build') });
+    await run('TaskRun', 'build-4-compile', done(4), { labels: { ...task('compile'), [`${PREFIX}/retain`]: 'true' }, owner: retainedChild });
+    const running = await run('PipelineRun', 'build-3', done(3), { labels: pipeline('build') });
+    await run('TaskRun', 'build-3-compile', { state: 'running' }, { labels: task('compile'), owner: running });
     const goes = await run('PipelineRun', 'build-2', done(2), { labels: pipeline('build') });
     await run('TaskRun', 'build-2-compile', done(2), { labels: task('compile'), owner: goes });
     await run('TaskRun', 'build-2-test', done(2), { labels: task('test'), owner: goes });
     await objects.claim(NS, 'pvc-build-2', { ownerReferences: [ownerOf(goes)], storage: '1Gi' });
-    const running = await run('PipelineRun', 'build-3', done(3), { labels: pipeline('build') });
-    await run('TaskRun', 'build-3-compile', { state: 'running' }, { labels: task('compile'), owner: running });
-    const retainedChild = await run('PipelineRun', 'build-4', done(4), { labels: pipeline('build') });
-    await run('TaskRun', 'build-4-compile', done(4), { labels: { ...task('compile'), [`${PREFIX}/retain`]: 'true' }, owner: retainedChild });
-    const claimRetained = await run('PipelineRun', 'build-5', done(5), { labels: pipeline('build') });
-    await objects.claim(NS, 'pvc-build-5', { ownerReferences: [ownerOf(claimRetained)], labels: { [`${PREFIX}/retain`]: 'true' } });
-    const claimUsed = await run('PipelineRun', 'build-6', done(6), { labels: pipeline('build') });
-    await objects.claim(NS, 'pvc-build-6', { ownerReferences: [ownerOf(claimUsed)] });
-    await objects.pod(NS, 'debug-build-6', { claims: ['pvc-build-6'], phase: 'Running' });
-    const secretOwner = await run('PipelineRun', 'build-7', done(7), { labels: pipeline('build') });
-    await objects.secret(NS, 'pac-gitauth-build7', { labels: pacLabels(), ownerReferences: [ownerOf(secretOwner)] });
-    await run('PipelineRun', 'build-8', done(8), { labels: { ...pipeline('build'), [`${PREFIX}/retain`]: 'true' } });
-    await run('PipelineRun', 'build-f1', done(3, 'failed'), { labels: pipeline('build') });
+    await run('PipelineRun', 'build-1', done(1), { labels: pipeline('build') });
     await run('PipelineRun', 'build-f2', done(9, 'cancelled'), { labels: pipeline('build') });
+    await run('PipelineRun', 'build-f1', done(3, 'failed'), { labels: pipeline('build') });
     await run('PipelineRun', 'build-running', { state: 'running' }, { labels: pipeline('build') });
     // Already being deleted (a finalizer holds it): decided, holds no place, and is sent nothing.
     await run('PipelineRun', 'build-0', done(10), { labels: pipeline('build'), finalizers: ['example.com/hold'] });
@@ -111,8 +112,8 @@ describe('explain decides every run as the pass does, on a bare kube-apiserver',
     const expired = await run('PipelineRun', 'deploy-2', done(30), { labels: pipeline('deploy') });
     await run('TaskRun', 'deploy-2-apply', done(30), { labels: task('apply'), owner: expired });
     // Standalone TaskRuns of lint (their own Pods go with them), and one of a Task no ConfigMap entry names.
-    await run('TaskRun', 'lint-1', done(1), { labels: task('lint') });
     await run('TaskRun', 'lint-2', done(2), { labels: task('lint') });
+    await run('TaskRun', 'lint-1', done(1), { labels: task('lint') });
     await run('TaskRun', 'lint-3', done(3, 'failed'), { labels: task('lint') });
     await run('TaskRun', 'scan-1', done(40), { labels: task('scan') });
     await run('PipelineRun', 'loose', done(50));
@@ -171,8 +172,8 @@ describe('explain decides every run as the pass does, on a bare kube-apiserver',
       'PipelineRun build-2': 'history-exceeded would-delete',
       'PipelineRun build-3': 'dependent-kept kept',
       'PipelineRun build-4': 'dependent-kept kept',
-      // Only the runs are collected: nothing reads what else they own.
-      'PipelineRun build-5': 'history-exceeded would-delete',
+      // Only the runs are collected: the claim a retain label keeps is read all the same (issue 42, item 6), the claim a Pod uses is not.
+      'PipelineRun build-5': 'dependent-kept kept',
       'PipelineRun build-6': 'history-exceeded would-delete',
       'PipelineRun build-7': 'history-exceeded would-delete',
       'PipelineRun build-8': 'retained kept',
@@ -207,7 +208,7 @@ describe('explain decides every run as the pass does, on a bare kube-apiserver',
   test("explain's limit line names the field of pruner's ConfigMap that gave the limit, not all three", async () => {
     const one = await explained(`pipelinerun/${NS}/build-f2`, ['--min-age', '0s', '--pruner-config', SYSTEM]);
     assert.deepEqual(one.run?.limit, { value: '1', source: `ConfigMap ${NS}/tekton-pruner-namespace-spec, ns-config pipelineRuns[0].failedHistoryLimit (name build)` });
-    assert.equal(one.decision.message, `2nd newest of 2 failed runs in group tekton.dev/pipeline=build; ConfigMap ${NS}/tekton-pruner-namespace-spec, ns-config pipelineRuns[0].failedHistoryLimit (name build) keeps 1`);
+    assert.equal(one.decision.message, `2nd newest of 2 failed runs by creation among the PipelineRuns of namespace ${NS} labelled tekton.dev/pipeline=build; ConfigMap ${NS}/tekton-pruner-namespace-spec, ns-config pipelineRuns[0].failedHistoryLimit (name build) keeps 1`);
     const ttl = await explained(`pipelinerun/${NS}/deploy-2`, ['--min-age', '0s', '--pruner-config', SYSTEM]);
     assert.deepEqual(ttl.run?.ttl, { value: '86400s', source: `ConfigMap ${NS}/tekton-pruner-namespace-spec, ns-config pipelineRuns[1].ttlSecondsAfterFinished (name deploy)` });
   });
